@@ -138,7 +138,7 @@ abstract class AbstractTailer implements QueueTailer {
             return tailer.readingDocument();
         } catch (QueueException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
             throw new CorruptedQueueException(queueName, tailer.index(), "cannot read the next excerpt: " + e, e);
         }
     }
@@ -150,18 +150,30 @@ abstract class AbstractTailer implements QueueTailer {
 
     @Override
     public boolean moveToIndex(long index) {
-        return tailer.moveToIndex(index);
+        try {
+            return tailer.moveToIndex(index);
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw new CorruptedQueueException(queueName, index, "cannot move to this index: " + e, e);
+        }
     }
 
     @Override
     public QueueTailer toStart() {
-        tailer.toStart();
+        try {
+            tailer.toStart();
+        } catch (Exception e) {
+            throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the start: " + e, e);
+        }
         return this;
     }
 
     @Override
     public QueueTailer toEnd() {
-        tailer.toEnd();
+        try {
+            tailer.toEnd();
+        } catch (Exception e) {
+            throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the end: " + e, e);
+        }
         return this;
     }
 

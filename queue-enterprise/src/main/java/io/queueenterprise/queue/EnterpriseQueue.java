@@ -4,6 +4,8 @@ import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.CryptoEngine;
 import io.queueenterprise.crypto.KeyRing;
 import net.openhft.chronicle.queue.ChronicleQueue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -67,18 +69,34 @@ public final class EnterpriseQueue implements AutoCloseable {
 
     /** A new appender, owned by the calling thread until closed. */
     public QueueAppender createAppender() {
-        if (keys == null) {
-            return new PlainAppender(name(), chronicle.createAppender());
+        ExcerptAppender appender;
+        try {
+            appender = chronicle.createAppender();
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw corrupted("cannot create an appender", e);
         }
-        return new EncryptedAppender(name(), chronicle.createAppender(), keys.newSealer(descriptor.cipherMode(), engine));
+        if (keys == null) {
+            return new PlainAppender(name(), appender);
+        }
+        return new EncryptedAppender(name(), appender, keys.newSealer(descriptor.cipherMode(), engine));
     }
 
     /** A new tailer at the start of the queue, owned by the calling thread until closed. */
     public QueueTailer createTailer() {
-        if (keys == null) {
-            return new PlainTailer(name(), chronicle.createTailer());
+        ExcerptTailer tailer;
+        try {
+            tailer = chronicle.createTailer();
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw corrupted("cannot create a tailer", e);
         }
-        return new EncryptedTailer(name(), chronicle.createTailer(), keys.newOpener(descriptor.cipherMode(), engine));
+        if (keys == null) {
+            return new PlainTailer(name(), tailer);
+        }
+        return new EncryptedTailer(name(), tailer, keys.newOpener(descriptor.cipherMode(), engine));
+    }
+
+    private CorruptedQueueException corrupted(String what, Exception e) {
+        return new CorruptedQueueException(name(), ExcerptException.UNKNOWN_INDEX, what + " on " + path + ": " + e, e);
     }
 
     /** The queue's logical name (recorded in its descriptor; the directory name by default). */
@@ -270,7 +288,7 @@ public final class EnterpriseQueue implements AutoCloseable {
                 }
                 SingleChronicleQueue chronicle = chronicleBuilder.build();
                 return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine);
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
                 if (keys != null) {
                     keys.close();
                 }
@@ -284,7 +302,7 @@ public final class EnterpriseQueue implements AutoCloseable {
             if (existing != null) {
                 return existing;
             }
-            if (hasCycleFiles(dir)) {
+            if (hasCycleFiles(dir) && replicaOf == null) {
                 // Written by open-source Chronicle (or an older tool): plain by definition.
                 if (wantEncrypted) {
                     throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
