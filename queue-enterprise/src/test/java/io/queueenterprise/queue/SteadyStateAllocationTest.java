@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SteadyStateAllocationTest {
     private static final int WARM_UP = 30_000;
     private static final int MEASURED = 100_000;
+    private static final int ROUNDS = 5;
 
     @TempDir
     Path dir;
@@ -51,15 +52,21 @@ class SteadyStateAllocationTest {
             Bytes<?> into = Bytes.allocateElasticDirect(128);
 
             run(appender, tailer, message, received, store, into, WARM_UP);
-            long before = threads.getThreadAllocatedBytes(thread);
-            run(appender, tailer, message, received, store, into, MEASURED);
-            long allocated = threads.getThreadAllocatedBytes(thread) - before;
-
-            double perOperation = (double) allocated / (2.0 * MEASURED);
-            // Chronicle maps a new chunk of the cycle file now and then: a few hundred bytes in all.
-            assertTrue(perOperation < 0.1,
-                    mode + "/" + engine + ": " + allocated + " bytes allocated for " + 2 * MEASURED
-                            + " appends+reads (" + perOperation + " B/op)");
+            // Steady state = after the JIT settled: the best of several rounds. Chronicle maps a new
+            // chunk of the cycle file now and then (a few hundred bytes), hence not exactly zero.
+            long best = Long.MAX_VALUE;
+            StringBuilder rounds = new StringBuilder();
+            for (int round = 0; round < ROUNDS && best > 0; round++) {
+                long before = threads.getThreadAllocatedBytes(thread);
+                run(appender, tailer, message, received, store, into, MEASURED);
+                long allocated = threads.getThreadAllocatedBytes(thread) - before;
+                rounds.append(allocated).append(' ');
+                best = Math.min(best, allocated);
+            }
+            double perOperation = (double) best / (2.0 * MEASURED);
+            assertTrue(perOperation < 0.01,
+                    mode + "/" + engine + ": best round allocated " + best + " bytes for " + 2 * MEASURED
+                            + " appends+reads (" + perOperation + " B/op); rounds: " + rounds);
             store.releaseLast();
             into.releaseLast();
         }
