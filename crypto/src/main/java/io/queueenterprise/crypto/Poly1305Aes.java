@@ -23,6 +23,9 @@ final class Poly1305Aes {
     private final long r1;
     private final long s1; // 5 * r1 / 4 (r1 is a multiple of 4 after clamping)
     private final byte[] last = new byte[16];
+    private long h0;
+    private long h1;
+    private long h2;
     private final byte[] expected = new byte[TAG_LENGTH];
 
     /** @param r 16 bytes, clamped here as Poly1305 specifies. Not retained. */
@@ -37,84 +40,25 @@ final class Poly1305Aes {
 
     /** Writes (Poly1305_r(m[off .. off+len)) + pad) mod 2^128 to {@code out[outOff .. +16)}. */
     void tag(byte[] m, int off, int len, byte[] pad, byte[] out, int outOff) {
-        long h0 = 0;
-        long h1 = 0;
-        long h2 = 0;
-        final long r0 = this.r0;
-        final long r1 = this.r1;
-        final long s1 = this.s1;
-        int end = off + (len & ~15);
-        int pos = off;
-        byte[] src = m;
-        long padBit = 1;
-        while (true) {
-            if (pos == end) {
-                int rest = off + len - end;
-                if (src == last || rest == 0) {
-                    break;
-                }
-                // final partial block: the bytes, then 0x01, then zeros; no 2^128 bit
-                byte[] l = last;
-                System.arraycopy(m, end, l, 0, rest);
-                l[rest] = 1;
-                for (int i = rest + 1; i < 16; i++) {
-                    l[i] = 0;
-                }
-                src = l;
-                pos = 0;
-                end = 16;
-                padBit = 0;
+        h0 = 0;
+        h1 = 0;
+        h2 = 0;
+        int full = len & ~15;
+        blocks(m, off, full, 1L);
+        int rest = len - full;
+        if (rest != 0) {
+            // final partial block: the bytes, then 0x01, then zeros; no 2^128 bit
+            byte[] l = last;
+            System.arraycopy(m, off + full, l, 0, rest);
+            l[rest] = 1;
+            for (int i = rest + 1; i < 16; i++) {
+                l[i] = 0;
             }
-            long m0 = (long) LONG_LE.get(src, pos);
-            long m1 = (long) LONG_LE.get(src, pos + 8);
-            pos += 16;
-            // h += m (+ 2^128 for full blocks)
-            long t0 = h0 + m0;
-            long c = carry(h0, m0, t0);
-            long t1 = h1 + m1 + c;
-            c = carry(h1, m1, t1); // also right with a carry-in: it looks at bit 63 only
-            h0 = t0;
-            h1 = t1;
-            h2 += c + padBit;
-            // h *= r (mod 2^130 - 5), partially reduced
-            long d0lo = h0 * r0;
-            long d0hi = umulhi(h0, r0);
-            long x = h1 * s1;
-            long xh = umulhi(h1, s1);
-            long lo = d0lo + x;
-            d0hi += xh + carry(d0lo, x, lo);
-            d0lo = lo;
-
-            long d1lo = h0 * r1;
-            long d1hi = umulhi(h0, r1);
-            x = h1 * r0;
-            xh = umulhi(h1, r0);
-            lo = d1lo + x;
-            d1hi += xh + carry(d1lo, x, lo);
-            d1lo = lo;
-            x = h2 * s1; // h2 is tiny: no high part
-            lo = d1lo + x;
-            d1hi += carry(d1lo, x, lo);
-            d1lo = lo;
-
-            long d2 = h2 * r0; // tiny * < 2^60
-
-            h0 = d0lo;
-            lo = d1lo + d0hi;
-            d1hi += carry(d1lo, d0hi, lo);
-            h1 = lo;
-            h2 = d2 + d1hi;
-            // fold bits above 2^130: c = 5 * (h2 >>> 2)
-            c = (h2 >>> 2) + (h2 & ~3L);
-            h2 &= 3;
-            t0 = h0 + c;
-            c = carry(h0, c, t0);
-            h0 = t0;
-            t1 = h1 + c;
-            c = carry(h1, c, t1);
-            h1 = t1;
-            h2 += c;
+            blocks(l, 0, 16, 0L);
         }
+        long h0 = this.h0;
+        long h1 = this.h1;
+        long h2 = this.h2;
         // final reduction: if h >= p = 2^130 - 5 then h -= p (constant time)
         long g0 = h0 + 5;
         long c = carry(h0, 5, g0);
@@ -131,6 +75,65 @@ final class Poly1305Aes {
         c = carry(h0, s0, t0);
         LONG_LE.set(out, outOff, t0);
         LONG_LE.set(out, outOff + 8, h1 + sHi + c);
+    }
+
+    /** Absorbs {@code n} (a multiple of 16) bytes: h = (h + block + padBit * 2^128) * r, partially reduced. */
+    private void blocks(byte[] src, int pos, int n, long padBit) {
+        long h0 = this.h0;
+        long h1 = this.h1;
+        long h2 = this.h2;
+        final long r0 = this.r0;
+        final long r1 = this.r1;
+        final long s1 = this.s1;
+        for (int end = pos + n; pos < end; pos += 16) {
+            long m0 = (long) LONG_LE.get(src, pos);
+            long m1 = (long) LONG_LE.get(src, pos + 8);
+            // h += m (+ 2^128 for full blocks)
+            long t0 = h0 + m0;
+            long c = carry(h0, m0, t0);
+            long t1 = h1 + m1 + c;
+            c = carry(h1, m1, t1); // also right with a carry-in: it looks at bit 63 only
+            h0 = t0;
+            h1 = t1;
+            h2 += c + padBit;
+            // d = h * r with 2^130 = 5 folded in: d0 = h0 r0 + h1 s1, d1 = h0 r1 + h1 r0 + h2 s1, d2 = h2 r0
+            long d0lo = h0 * r0;
+            long d0hi = umulhi(h0, r0);
+            long x = h1 * s1;
+            long lo = d0lo + x;
+            d0hi += umulhi(h1, s1) + carry(d0lo, x, lo);
+            d0lo = lo;
+
+            long d1lo = h0 * r1;
+            long d1hi = umulhi(h0, r1);
+            x = h1 * r0;
+            lo = d1lo + x;
+            d1hi += umulhi(h1, r0) + carry(d1lo, x, lo);
+            d1lo = lo;
+            x = h2 * s1; // h2 is tiny: the product fits 64 bits
+            lo = d1lo + x;
+            d1hi += carry(d1lo, x, lo);
+            d1lo = lo;
+
+            h0 = d0lo;
+            lo = d1lo + d0hi;
+            d1hi += carry(d1lo, d0hi, lo);
+            h1 = lo;
+            h2 = h2 * r0 + d1hi;
+            // fold the bits above 2^130: c = 5 * (h2 >>> 2)
+            c = (h2 >>> 2) + (h2 & ~3L);
+            h2 &= 3;
+            t0 = h0 + c;
+            c = carry(h0, c, t0);
+            h0 = t0;
+            t1 = h1 + c;
+            c = carry(h1, c, t1);
+            h1 = t1;
+            h2 += c;
+        }
+        this.h0 = h0;
+        this.h1 = h1;
+        this.h2 = h2;
     }
 
     /** Computes the tag over {@code m} and compares it in constant time with {@code tag[tagOff .. +16)}. */
