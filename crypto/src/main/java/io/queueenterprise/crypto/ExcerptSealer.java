@@ -74,7 +74,7 @@ public final class ExcerptSealer {
         ctr.begin(k.aes, index, salt, 1, plaintextLength, mac == null ? null : pad);
         ctr.finish(k.aes, index, salt, 1, buf, payload, plaintextLength);
         if (mac != null) {
-            mac.tag(buf, off, Envelope.HEADER_LENGTH, buf, payload, plaintextLength, pad, buf, payload + plaintextLength);
+            mac.tag(buf, off, Envelope.HEADER_LENGTH + plaintextLength, pad, buf, payload + plaintextLength);
         }
         return envLen;
     }

@@ -138,7 +138,13 @@ public final class KeyRingSource implements Supplier<KeyRing> {
                     activeFile = p;
                 } else if (name.endsWith(KEY_SUFFIX)) {
                     int id = parseId(p, name.substring(0, name.length() - KEY_SUFFIX.length()));
-                    MasterKey k = MasterKey.of(id, readKey(p));
+                    byte[] material = readKey(p);
+                    MasterKey k;
+                    try {
+                        k = MasterKey.of(id, material);
+                    } finally {
+                        Arrays.fill(material, (byte) 0);
+                    }
                     if (keys.putIfAbsent(id, k) != null) {
                         k.destroy();
                         throw new KeyFileException(p, KeyFileException.Reason.DUPLICATE_KEY_ID,

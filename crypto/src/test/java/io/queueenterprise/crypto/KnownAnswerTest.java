@@ -103,7 +103,7 @@ class KnownAnswerTest {
         assertEquals("580b3b0f9447bb1e69d095b5928b6dbc", hex(pad));
         byte[] tag = new byte[16];
         byte[] m = hex("f3f6");
-        new Poly1305Aes(r).tag(m, 0, 1, m, 1, 1, pad, tag, 0);
+        new Poly1305Aes(r).tag(m, 0, m.length, pad, tag, 0);
         assertEquals("f4c633c3044fc145f84f335cb81953de", hex(tag));
     }
 
@@ -121,11 +121,14 @@ class KnownAnswerTest {
             }
             byte[] m = new byte[rnd.nextInt(300)];
             rnd.nextBytes(m);
-            int split = m.length == 0 ? 0 : rnd.nextInt(m.length + 1);
+            int off = rnd.nextInt(5);
+            byte[] shifted = new byte[off + m.length + 3];
+            System.arraycopy(m, 0, shifted, off, m.length);
             byte[] tag = new byte[16];
             Poly1305Aes mac = new Poly1305Aes(r);
-            mac.tag(m, 0, split, m, split, m.length - split, s, tag, 0);
+            mac.tag(shifted, off, m.length, s, tag, 0);
             assertArrayEquals(TestSupport.poly1305Reference(r, s, m), tag);
+            assertArrayEquals(bouncyCastlePoly1305(r, s, m), tag);
             assertTrue(mac.verify(m, 0, m.length, s, tag, 0));
             tag[rnd.nextInt(16)] ^= (byte) (1 << rnd.nextInt(8));
             assertFalse(mac.verify(m, 0, m.length, s, tag, 0));
@@ -137,13 +140,47 @@ class KnownAnswerTest {
         byte[] s = java.util.Arrays.copyOfRange(key32, 16, 32);
         Poly1305Aes mac = new Poly1305Aes(r);
         byte[] tag = new byte[16];
-        mac.tag(msg, 0, msg.length / 3, msg, msg.length / 3, msg.length - msg.length / 3, s, tag, 0);
+        mac.tag(msg, 0, msg.length, s, tag, 0);
         assertEquals(expectedHex, hex(tag));
         // the same instance is reusable: the second computation gives the same tag
         byte[] again = new byte[16];
-        mac.tag(msg, 0, 0, msg, 0, msg.length, s, again, 0);
+        mac.tag(msg, 0, msg.length, s, again, 0);
         assertEquals(expectedHex, hex(again));
         assertArrayEquals(TestSupport.poly1305Reference(r, s, msg), tag);
+        assertArrayEquals(bouncyCastlePoly1305(r, s, msg), tag);
+    }
+
+    /** Bouncy Castle's Poly1305 keyed with r || s (RFC 8439 key layout), as a third, independent reference. */
+    static byte[] bouncyCastlePoly1305(byte[] r, byte[] s, byte[] m) {
+        org.bouncycastle.crypto.macs.Poly1305 bc = new org.bouncycastle.crypto.macs.Poly1305();
+        byte[] key = new byte[32];
+        System.arraycopy(r, 0, key, 0, 16);
+        System.arraycopy(s, 0, key, 16, 16);
+        bc.init(new org.bouncycastle.crypto.params.KeyParameter(key));
+        bc.update(m, 0, m.length);
+        byte[] out = new byte[16];
+        bc.doFinal(out, 0);
+        return out;
+    }
+
+    /** Worst cases for carries: all-ones messages and r limbs at their clamped maximum, many lengths. */
+    @Test
+    void poly1305ExtremeValues() {
+        byte[] rMax = hex("ffffffffffffffffffffffffffffffff"); // clamped to the largest r
+        for (byte[] s : new byte[][] {new byte[16], hex("ffffffffffffffffffffffffffffffff")}) {
+            for (int len = 0; len <= 80; len++) {
+                byte[] m = new byte[len];
+                java.util.Arrays.fill(m, (byte) 0xff);
+                byte[] tag = new byte[16];
+                new Poly1305Aes(rMax).tag(m, 0, len, s, tag, 0);
+                assertArrayEquals(TestSupport.poly1305Reference(rMax, s, m), tag, "len " + len);
+            }
+        }
+        byte[] big = new byte[1 << 16];
+        java.util.Arrays.fill(big, (byte) 0xff);
+        byte[] tag = new byte[16];
+        new Poly1305Aes(rMax).tag(big, 0, big.length, new byte[16], tag, 0);
+        assertArrayEquals(bouncyCastlePoly1305(rMax, new byte[16], big), tag);
     }
 
     @Test

@@ -1,0 +1,152 @@
+package io.queueenterprise.bench.jmh;
+
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.CryptoEngine;
+import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.crypto.ExcerptOpener;
+import io.queueenterprise.crypto.ExcerptSealer;
+import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.MasterKey;
+import io.queueenterprise.crypto.QueueIdentity;
+import java.security.GeneralSecurityException;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Cost of sealing/opening one excerpt in place, as the queue library does it: the excerpt is first copied into
+ * the reusable staging buffer (included in every measurement, and measured alone in {@link #copyOnly}), then
+ * sealed or opened in place. References: JCE AES-GCM re-initialised per message (what a naive design pays) and
+ * a never-re-initialised JCE AES-CTR stream (a lower bound for "AES-NI over the bytes").
+ *
+ * <p>Run: {@code java -cp ... org.openjdk.jmh.Main CryptoBenchmark}; see docs/crypto.md for the numbers.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class CryptoBenchmark {
+
+    /** Seal/open state: one sealer and one opener of the given mode and engine. */
+    @State(Scope.Thread)
+    public static class Sealing {
+        @Param({"AES_128_CTR", "AES_128_CTR_POLY1305"})
+        public CipherMode mode;
+        @Param({"JCE", "BOUNCY_CASTLE"})
+        public CryptoEngine engine;
+        @Param({"40", "256", "4096"})
+        public int size;
+
+        ExcerptSealer sealer;
+        ExcerptOpener opener;
+        byte[] plaintext;
+        byte[] sealed;
+        int sealedLength;
+        byte[] staging;
+        long index;
+        static final long SEALED_INDEX = (20_000L << 32) | 7;
+
+        @Setup
+        public void setup() {
+            SplittableRandom rnd = new SplittableRandom(1);
+            byte[] key = new byte[32];
+            for (int i = 0; i < key.length; i++) {
+                key[i] = (byte) rnd.nextInt();
+            }
+            KeyRing ring = KeyRing.single(MasterKey.of(1, key));
+            QueueIdentity queue = QueueIdentity.createNew("bench");
+            sealer = new ExcerptSealer(queue, ring, mode, engine);
+            opener = new ExcerptOpener(queue, ring, mode, engine);
+            plaintext = new byte[size];
+            for (int i = 0; i < size; i++) {
+                plaintext[i] = (byte) rnd.nextInt();
+            }
+            staging = new byte[Envelope.sealedLength(mode, size)];
+            sealed = new byte[staging.length];
+            System.arraycopy(plaintext, 0, sealed, Envelope.PAYLOAD_OFFSET, size);
+            sealedLength = sealer.sealInPlace(SEALED_INDEX, sealed, 0, size);
+            index = 1L << 32;
+        }
+    }
+
+    /** Reference ciphers: only the size parameter. */
+    @State(Scope.Thread)
+    public static class Reference {
+        @Param({"40", "256", "4096"})
+        public int size;
+
+        byte[] plaintext;
+        byte[] out;
+        Cipher gcm;
+        SecretKeySpec key;
+        byte[] iv = new byte[12];
+        long counter;
+        Cipher ctr;
+
+        @Setup
+        public void setup() throws GeneralSecurityException {
+            SplittableRandom rnd = new SplittableRandom(2);
+            byte[] k = new byte[16];
+            for (int i = 0; i < k.length; i++) {
+                k[i] = (byte) rnd.nextInt();
+            }
+            key = new SecretKeySpec(k, "AES");
+            plaintext = new byte[size];
+            out = new byte[size + 16];
+            gcm = Cipher.getInstance("AES/GCM/NoPadding");
+            ctr = Cipher.getInstance("AES/CTR/NoPadding");
+            ctr.init(Cipher.ENCRYPT_MODE, key, new IvParameterSpec(new byte[16]));
+        }
+    }
+
+    @Benchmark
+    public int seal(Sealing s) {
+        System.arraycopy(s.plaintext, 0, s.staging, Envelope.PAYLOAD_OFFSET, s.size);
+        return s.sealer.sealInPlace(s.index++, s.staging, 0, s.size);
+    }
+
+    @Benchmark
+    public int open(Sealing s) {
+        System.arraycopy(s.sealed, 0, s.staging, 0, s.sealedLength);
+        return s.opener.openInPlace(Sealing.SEALED_INDEX, s.staging, 0, s.sealedLength);
+    }
+
+    /** JCE AES-GCM as usually written: init with a fresh GCMParameterSpec per message, then doFinal. */
+    @Benchmark
+    public int gcmReinitPerMessage(Reference r) throws GeneralSecurityException {
+        long c = ++r.counter;
+        for (int i = 0; i < 8; i++) {
+            r.iv[4 + i] = (byte) (c >>> (8 * i));
+        }
+        r.gcm.init(Cipher.ENCRYPT_MODE, r.key, new GCMParameterSpec(128, r.iv));
+        return r.gcm.doFinal(r.plaintext, 0, r.size, r.out, 0);
+    }
+
+    /** A JCE AES-CTR stream initialised once and never again: cipher.update over the bytes (no per-message IV). */
+    @Benchmark
+    public int ctrLongLivedStream(Reference r) throws GeneralSecurityException {
+        return r.ctr.update(r.plaintext, 0, r.size, r.out, 0);
+    }
+
+    /** The staging copy alone (part of every seal/open measurement above). */
+    @Benchmark
+    public byte[] copyOnly(Reference r) {
+        System.arraycopy(r.plaintext, 0, r.out, 0, r.size);
+        return r.out;
+    }
+}

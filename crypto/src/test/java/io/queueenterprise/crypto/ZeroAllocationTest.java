@@ -1,0 +1,75 @@
+package io.queueenterprise.crypto;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Steady-state seal + open allocate nothing. Uses the per-thread allocation counter (deterministic, not timing).
+ */
+class ZeroAllocationTest {
+    private static final int WARMUP = 30_000;
+    private static final int MEASURED = 100_000;
+    static volatile Object sink;
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> cases() {
+        return SealOpenTest.modesAndEngines();
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void sealAndOpenDoNotAllocate(CipherMode mode, CryptoEngine engine) {
+        java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "needs HotSpot's ThreadMXBean");
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
+        Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported());
+        mx.setThreadAllocatedMemoryEnabled(true);
+
+        // A ring behind a volatile read, as the library will use it; both key ids in use, rotating once.
+        AtomicReference<KeyRing> ring = new AtomicReference<>(SealOpenTest.RING);
+        ExcerptSealer sealer = new ExcerptSealer(SealOpenTest.QUEUE, ring::get, mode, engine);
+        ExcerptOpener opener = new ExcerptOpener(SealOpenTest.QUEUE, ring::get, mode, engine);
+        byte[][] bufs = {new byte[40 + 24], new byte[256 + 24], new byte[5000 + 24]};
+        int[] sizes = {40, 256, 5000};
+
+        run(sealer, opener, bufs, sizes, WARMUP);
+        ring.set(SealOpenTest.RING.withActiveKeyId(3)); // key 3 for new writes; both ids cached in the opener
+        run(sealer, opener, bufs, sizes, WARMUP);
+
+        // control: the counter does see allocation in this JVM (so the assertion below can fail)
+        long c0 = mx.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 1000; i++) {
+            sink = new byte[100 + (i & 1)];
+        }
+        assertTrue(mx.getCurrentThreadAllocatedBytes() - c0 >= 100_000, "allocation counter not working");
+
+        long before = mx.getCurrentThreadAllocatedBytes();
+        long sum = run(sealer, opener, bufs, sizes, MEASURED);
+        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(sum != 42);
+        double perOp = allocated / (double) (2L * MEASURED);
+        assertTrue(perOp < 1.0, mode + "/" + engine + ": " + allocated + " bytes for " + (2L * MEASURED)
+                + " operations = " + perOp + " B/op");
+        assertEquals(3, sealer.activeKeyId());
+    }
+
+    private static long run(ExcerptSealer sealer, ExcerptOpener opener, byte[][] bufs, int[] sizes, int n) {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            int k = i % 3;
+            byte[] buf = bufs[k];
+            buf[8] = (byte) i;
+            int envLen = sealer.sealInPlace(i, buf, 0, sizes[k]);
+            sum += opener.openInPlace(i, buf, 0, envLen);
+            if (buf[8] != (byte) i) {
+                throw new AssertionError("round trip failed at " + i);
+            }
+        }
+        return sum;
+    }
+}
