@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
         description = "Queue Enterprise: encrypted, replicated, low-latency persisted queue.",
         subcommands = {
                 CommandLine.HelpCommand.class,
+                BenchCommand.class,
         })
 public final class QeCommand implements Runnable {
 

@@ -1,0 +1,36 @@
+package io.queueenterprise.bench.harness;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One subject at one message size.
+ *
+ * @param subject              subject name
+ * @param role                 BASELINE, PLAIN, ENCRYPTED or PEER
+ * @param messageSize          bytes
+ * @param status               {@code ok}: a highest rate was bracketed by the binary search;
+ *                             {@code unreachable}: even the lowest rate missed the bound;
+ *                             {@code at-max-rate}: every rate up to maxRate met it (lower bound)
+ * @param highestRateAtBound   highest offered rate (msg/s) whose worst run met the bound with every
+ *                             lower measured rate meeting it too; null when unreachable
+ * @param highestRateByBoundUs the same rule applied to every bound of the ladder (µs -> msg/s or null),
+ *                             from the measured points (coarse resolution except at the main bound)
+ * @param points               every measured point, sorted by offered rate
+ */
+public record SweepResult(String subject, String role, int messageSize, String status,
+                          Double highestRateAtBound, Map<String, Double> highestRateByBoundUs,
+                          List<PointResult> points) {
+
+    /** Highest rate such that every measured point at or below it passes {@code boundNs}. */
+    public static Double highestPassing(List<PointResult> sortedPoints, long boundNs) {
+        Double best = null;
+        for (PointResult p : sortedPoints) {
+            if (!p.passes(boundNs)) {
+                break;
+            }
+            best = p.offeredRate();
+        }
+        return best;
+    }
+}
