@@ -1,0 +1,189 @@
+package io.queueenterprise.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.chronicle.wire.ReadMarshallable;
+import net.openhft.chronicle.wire.Wire;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The read protocol shared by plain and encrypted tailers: take the next excerpt, make its
+ * plaintext available ({@link #open}), copy it out, and only then let Chronicle move on. Any failure
+ * rolls the read back, so the excerpt is neither lost nor skipped.
+ */
+abstract class AbstractTailer implements QueueTailer {
+    protected final String queueName;
+    private final ExcerptTailer tailer;
+    private long lastReadIndex = -1;
+
+    AbstractTailer(String queueName, ExcerptTailer tailer) {
+        this.queueName = queueName;
+        this.tailer = tailer;
+    }
+
+    /** Makes the plaintext of the excerpt in {@code excerpt} available to the copy methods; returns its length. */
+    protected abstract int open(long index, Bytes<?> excerpt);
+
+    protected abstract void copyTo(byte[] dst, int offset, int length);
+
+    protected abstract void copyTo(ByteBuffer dst, int length);
+
+    protected abstract void copyTo(Bytes<?> dst, int length);
+
+    /** The opened plaintext as a binary Wire positioned at its start (for Wire documents). */
+    protected abstract Wire documentWire(DocumentContext dc, int length);
+
+    @Override
+    public final int read(byte[] dst, int offset, int capacity) {
+        DocumentContext dc = next();
+        try {
+            if (!dc.isPresent()) {
+                return -1;
+            }
+            long index = dc.index();
+            int length = open(index, dc.wire().bytes());
+            if (length > capacity) {
+                throw new BufferTooSmallException(queueName, index, length, capacity);
+            }
+            copyTo(dst, offset, length);
+            lastReadIndex = index;
+            return length;
+        } catch (RuntimeException | Error e) {
+            dc.rollbackOnClose();
+            throw e;
+        } finally {
+            dc.close();
+        }
+    }
+
+    @Override
+    public final int read(ByteBuffer dst) {
+        DocumentContext dc = next();
+        try {
+            if (!dc.isPresent()) {
+                return -1;
+            }
+            long index = dc.index();
+            int length = open(index, dc.wire().bytes());
+            if (length > dst.remaining()) {
+                throw new BufferTooSmallException(queueName, index, length, dst.remaining());
+            }
+            copyTo(dst, length);
+            lastReadIndex = index;
+            return length;
+        } catch (RuntimeException | Error e) {
+            dc.rollbackOnClose();
+            throw e;
+        } finally {
+            dc.close();
+        }
+    }
+
+    @Override
+    public final boolean read(Bytes<?> dst) {
+        DocumentContext dc = next();
+        try {
+            if (!dc.isPresent()) {
+                return false;
+            }
+            long index = dc.index();
+            int length = open(index, dc.wire().bytes());
+            copyTo(dst, length);
+            lastReadIndex = index;
+            return true;
+        } catch (RuntimeException | Error e) {
+            dc.rollbackOnClose();
+            throw e;
+        } finally {
+            dc.close();
+        }
+    }
+
+    @Override
+    public final boolean readDocument(ReadMarshallable reader) {
+        DocumentContext dc = next();
+        try {
+            if (!dc.isPresent()) {
+                return false;
+            }
+            long index = dc.index();
+            int length = open(index, dc.wire().bytes());
+            // A reader that throws leaves the excerpt unconsumed, like any other failed read.
+            reader.readMarshallable(documentWire(dc, length));
+            lastReadIndex = index;
+            return true;
+        } catch (RuntimeException | Error e) {
+            dc.rollbackOnClose();
+            throw e;
+        } finally {
+            dc.close();
+        }
+    }
+
+    @Override
+    public final boolean skip() {
+        try (DocumentContext dc = next()) {
+            if (!dc.isPresent()) {
+                return false;
+            }
+            lastReadIndex = dc.index();
+            return true;
+        }
+    }
+
+    private DocumentContext next() {
+        try {
+            return tailer.readingDocument();
+        } catch (QueueException e) {
+            throw e;
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw new CorruptedQueueException(queueName, tailer.index(), "cannot read the next excerpt: " + e, e);
+        }
+    }
+
+    @Override
+    public long lastReadIndex() {
+        return lastReadIndex;
+    }
+
+    @Override
+    public boolean moveToIndex(long index) {
+        try {
+            return tailer.moveToIndex(index);
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw new CorruptedQueueException(queueName, index, "cannot move to this index: " + e, e);
+        }
+    }
+
+    @Override
+    public QueueTailer toStart() {
+        try {
+            tailer.toStart();
+        } catch (Exception e) {
+            throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the start: " + e, e);
+        }
+        return this;
+    }
+
+    @Override
+    public QueueTailer toEnd() {
+        try {
+            tailer.toEnd();
+        } catch (Exception e) {
+            throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the end: " + e, e);
+        }
+        return this;
+    }
+
+    @Override
+    public void close() {
+        tailer.close();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + queueName + "]";
+    }
+}

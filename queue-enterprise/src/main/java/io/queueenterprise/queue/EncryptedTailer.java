@@ -1,0 +1,74 @@
+package io.queueenterprise.queue;
+
+import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.crypto.EnvelopeException;
+import io.queueenterprise.crypto.ExcerptOpener;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.chronicle.wire.Wire;
+import net.openhft.chronicle.wire.WireType;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Opens each excerpt into a reusable staging array (verified first in the authenticated mode), then
+ * copies the plaintext out. Bytes that fail to open are never handed to the caller.
+ */
+final class EncryptedTailer extends AbstractTailer {
+    private static final int HEADER = Envelope.HEADER_LENGTH;
+
+    private final ExcerptOpener opener;
+    private byte[] staging = new byte[1024];
+    private Bytes<?> documentBytes;
+    private Wire documentWire;
+
+    EncryptedTailer(String queueName, ExcerptTailer tailer, ExcerptOpener opener) {
+        super(queueName, tailer);
+        this.opener = opener;
+    }
+
+    @Override
+    protected int open(long index, Bytes<?> excerpt) {
+        long envelopeLength = excerpt.readRemaining();
+        if (envelopeLength > Integer.MAX_VALUE - 16) {
+            throw new CorruptedQueueException(queueName, index, "excerpt length " + envelopeLength + " is impossible", null);
+        }
+        int length = (int) envelopeLength;
+        if (staging.length < length) {
+            staging = new byte[Math.max(length, staging.length * 2)];
+        }
+        excerpt.read(excerpt.readPosition(), staging, 0, length);
+        try {
+            return opener.openInPlace(index, staging, 0, length);
+        } catch (EnvelopeException e) {
+            throw new ExcerptDecryptionException(queueName, index, e);
+        }
+    }
+
+    @Override
+    protected void copyTo(byte[] dst, int offset, int length) {
+        System.arraycopy(staging, HEADER, dst, offset, length);
+    }
+
+    @Override
+    protected void copyTo(ByteBuffer dst, int length) {
+        dst.put(staging, HEADER, length);
+    }
+
+    @Override
+    protected void copyTo(Bytes<?> dst, int length) {
+        dst.write(staging, HEADER, length);
+    }
+
+    @Override
+    protected Wire documentWire(DocumentContext dc, int length) {
+        if (documentBytes == null) {
+            documentBytes = Bytes.allocateElasticOnHeap(Math.max(256, length));
+            documentWire = WireType.BINARY_LIGHT.apply(documentBytes);
+        }
+        documentBytes.clear();
+        documentBytes.write(staging, HEADER, length);
+        return documentWire;
+    }
+}

@@ -1,0 +1,360 @@
+package io.queueenterprise.queue;
+
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.CryptoEngine;
+import io.queueenterprise.crypto.KeyRing;
+import net.openhft.chronicle.queue.ChronicleQueue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.stream.Stream;
+
+/**
+ * A persisted, memory-mapped queue: an ordinary Chronicle Queue whose excerpts are, when the queue
+ * is encrypted, sealed envelopes (salted AES-128 per excerpt, see the {@code crypto} module).
+ * Indexes and roll cycles are Chronicle's own, untouched, so a copy of the excerpts at the same
+ * indexes (what replication does) reads back with the key.
+ *
+ * <pre>{@code
+ * try (EnterpriseQueue queue = EnterpriseQueue.builder(Path.of("/data/orders"))
+ *         .encrypted(Path.of("/etc/queue-keys"))      // a mounted Kubernetes Secret
+ *         .build();
+ *      QueueAppender appender = queue.createAppender();
+ *      QueueTailer tailer = queue.createTailer()) {
+ *     appender.write("hello".getBytes(UTF_8));
+ *     byte[] buffer = new byte[1024];
+ *     int length = tailer.read(buffer);               // -1: nothing to read yet
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Appenders and tailers are not: one per thread.
+ */
+public final class EnterpriseQueue implements AutoCloseable {
+    static {
+        ChronicleSettings.apply();
+    }
+
+    /** The default for new encrypted queues: authenticated, tampering is detected (docs/crypto.md). */
+    public static final CipherMode DEFAULT_CIPHER_MODE = CipherMode.AES_128_CTR_POLY1305;
+
+    private final Path path;
+    private final SingleChronicleQueue chronicle;
+    private final QueueDescriptor descriptor;
+    private final QueueKeys keys; // null for a plain queue
+    private final CryptoEngine engine;
+
+    private EnterpriseQueue(Path path, SingleChronicleQueue chronicle, QueueDescriptor descriptor,
+                            QueueKeys keys, CryptoEngine engine) {
+        this.path = path;
+        this.chronicle = chronicle;
+        this.descriptor = descriptor;
+        this.keys = keys;
+        this.engine = engine;
+    }
+
+    /** Starts building a queue stored in directory {@code dir} (created if absent). */
+    public static Builder builder(Path dir) {
+        return new Builder(dir);
+    }
+
+    /** A new appender, owned by the calling thread until closed. */
+    public QueueAppender createAppender() {
+        ExcerptAppender appender;
+        try {
+            appender = chronicle.createAppender();
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw corrupted("cannot create an appender", e);
+        }
+        if (keys == null) {
+            return new PlainAppender(name(), appender);
+        }
+        return new EncryptedAppender(name(), appender, keys.newSealer(descriptor.cipherMode(), engine));
+    }
+
+    /** A new tailer at the start of the queue, owned by the calling thread until closed. */
+    public QueueTailer createTailer() {
+        ExcerptTailer tailer;
+        try {
+            tailer = chronicle.createTailer();
+        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+            throw corrupted("cannot create a tailer", e);
+        }
+        if (keys == null) {
+            return new PlainTailer(name(), tailer);
+        }
+        return new EncryptedTailer(name(), tailer, keys.newOpener(descriptor.cipherMode(), engine));
+    }
+
+    private CorruptedQueueException corrupted(String what, Exception e) {
+        return new CorruptedQueueException(name(), ExcerptException.UNKNOWN_INDEX, what + " on " + path + ": " + e, e);
+    }
+
+    /** The queue's logical name (recorded in its descriptor; the directory name by default). */
+    public String name() {
+        return descriptor.name();
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public boolean encrypted() {
+        return keys != null;
+    }
+
+    public QueueDescriptor descriptor() {
+        return keys == null ? descriptor : keys.descriptor();
+    }
+
+    public RollCycle rollCycle() {
+        return chronicle.rollCycle();
+    }
+
+    /** Index of the first excerpt, or {@link Long#MAX_VALUE} when empty (Chronicle's convention). */
+    public long firstIndex() {
+        return chronicle.firstIndex();
+    }
+
+    /** Index of the last excerpt, or -1 when empty. */
+    public long lastIndex() {
+        return chronicle.lastIndex();
+    }
+
+    /**
+     * The underlying Chronicle queue, for code that moves excerpts without opening them
+     * (replication ships sealed bytes as they are). Writing through it bypasses encryption.
+     */
+    public ChronicleQueue chronicleQueue() {
+        return chronicle;
+    }
+
+    /**
+     * Reloads the key ring from its directory (key rotation without downtime): new appends use the
+     * new active key, old excerpts stay readable with the keys still in the ring. A ring whose key
+     * does not match a fingerprint the queue recorded is refused and the current ring is kept.
+     *
+     * @return true if a changed ring was installed
+     */
+    public boolean reloadKeys() {
+        if (keys == null) {
+            throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,
+                    "this queue is plain; there are no keys to reload");
+        }
+        return keys.reload();
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (keys != null) {
+                keys.close();
+            }
+        } finally {
+            chronicle.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EnterpriseQueue[" + descriptor() + ", path=" + path + "]";
+    }
+
+    /** Options of a queue; {@link #build()} opens it. */
+    public static final class Builder {
+        private final Path dir;
+        private String name;
+        private RollCycle rollCycle = RollCycles.FAST_DAILY;
+        private Long blockSize;
+        private KeyRing keyRing;
+        private Path keyDirectory;
+        private CipherMode cipherMode;
+        private CryptoEngine engine = CryptoEngine.JCE;
+        private Duration keyReloadInterval;
+        private boolean readOnly;
+        private QueueDescriptor replicaOf;
+
+        private Builder(Path dir) {
+            this.dir = Objects.requireNonNull(dir, "dir").toAbsolutePath().normalize();
+        }
+
+        /** Logical name recorded when the queue is created (default: the directory's name). */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        public Builder rollCycle(RollCycle rollCycle) {
+            this.rollCycle = Objects.requireNonNull(rollCycle, "rollCycle");
+            return this;
+        }
+
+        /** Size of each memory-mapped chunk; the largest excerpt is about a quarter of it. */
+        public Builder blockSize(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("blockSize must be positive: " + bytes);
+            }
+            this.blockSize = bytes;
+            return this;
+        }
+
+        /** A plain queue (the default): excerpts are stored as written, readable by open-source Chronicle. */
+        public Builder plain() {
+            this.keyRing = null;
+            this.keyDirectory = null;
+            return this;
+        }
+
+        /** Encrypted with the keys of this ring (fixed for the queue's lifetime). */
+        public Builder encrypted(KeyRing ring) {
+            this.keyRing = Objects.requireNonNull(ring, "ring");
+            this.keyDirectory = null;
+            return this;
+        }
+
+        /**
+         * Encrypted with keys loaded from a directory in the form a mounted Kubernetes Secret takes
+         * ({@code <id>.key} files and an {@code active} file; see docs/crypto.md). Keys are never
+         * taken from command-line arguments.
+         */
+        public Builder encrypted(Path keyDirectory) {
+            this.keyDirectory = Objects.requireNonNull(keyDirectory, "keyDirectory");
+            this.keyRing = null;
+            return this;
+        }
+
+        /** Cipher mode for a new encrypted queue; an existing queue must match. Default {@link #DEFAULT_CIPHER_MODE}. */
+        public Builder cipherMode(CipherMode mode) {
+            this.cipherMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** AES engine on the hot path; default JCE (AES-NI intrinsics). */
+        public Builder cryptoEngine(CryptoEngine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            return this;
+        }
+
+        /** Poll the key directory at this interval and install a rotated ring (off by default; see {@link #reloadKeys()}). */
+        public Builder keyReloadInterval(Duration interval) {
+            this.keyReloadInterval = Objects.requireNonNull(interval, "interval");
+            return this;
+        }
+
+        /** Open without writing anything to the directory. */
+        public Builder readOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+            return this;
+        }
+
+        /**
+         * Create this queue as a replica of another: same name, encryption and incarnation id, so
+         * the same keys open the same sealed excerpts at the same indexes.
+         */
+        public Builder replicaOf(QueueDescriptor leaderDescriptor) {
+            this.replicaOf = Objects.requireNonNull(leaderDescriptor, "leaderDescriptor");
+            return this;
+        }
+
+        public EnterpriseQueue build() {
+            ChronicleSettings.apply();
+            boolean wantEncrypted = keyRing != null || keyDirectory != null;
+            String label = name != null ? name : replicaOf != null ? replicaOf.name()
+                    : dir.getFileName() == null ? dir.toString() : dir.getFileName().toString();
+            QueueDescriptor descriptor = resolveDescriptor(label, wantEncrypted);
+            checkCompatible(descriptor, wantEncrypted);
+
+            QueueKeys keys = null;
+            if (descriptor.encrypted()) {
+                keys = keyRing != null
+                        ? QueueKeys.fixed(dir, descriptor, keyRing, readOnly)
+                        : QueueKeys.fromDirectory(dir, descriptor, keyDirectory, readOnly, keyReloadInterval);
+            }
+            try {
+                SingleChronicleQueueBuilder chronicleBuilder = SingleChronicleQueueBuilder.single(dir.toFile())
+                        .rollCycle(rollCycle)
+                        .readOnly(readOnly);
+                if (blockSize != null) {
+                    chronicleBuilder.blockSize(blockSize);
+                }
+                SingleChronicleQueue chronicle = chronicleBuilder.build();
+                return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine);
+            } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+                if (keys != null) {
+                    keys.close();
+                }
+                throw new CorruptedQueueException(descriptor.name(), ExcerptException.UNKNOWN_INDEX,
+                        "cannot open the Chronicle queue in " + dir + ": " + e, e);
+            }
+        }
+
+        private QueueDescriptor resolveDescriptor(String label, boolean wantEncrypted) {
+            QueueDescriptor existing = QueueDescriptor.read(dir);
+            if (existing != null) {
+                return existing;
+            }
+            if (hasCycleFiles(dir) && replicaOf == null) {
+                // Written by open-source Chronicle (or an older tool): plain by definition.
+                if (wantEncrypted) {
+                    throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
+                            dir + " holds a plain Chronicle queue (cycle files, no " + QueueDescriptor.FILE_NAME
+                                    + "); open it without encryption");
+                }
+                QueueDescriptor plain = QueueDescriptor.create(label, null);
+                return readOnly ? plain : plain.createIn(dir);
+            }
+            if (readOnly) {
+                throw new QueueConfigurationException(label, QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,
+                        "no queue in " + dir + " to open read-only");
+            }
+            QueueDescriptor fresh = replicaOf != null ? replicaOf
+                    : QueueDescriptor.create(label, wantEncrypted ? (cipherMode != null ? cipherMode : DEFAULT_CIPHER_MODE) : null);
+            return fresh.createIn(dir);
+        }
+
+        private void checkCompatible(QueueDescriptor descriptor, boolean wantEncrypted) {
+            String queue = descriptor.name();
+            if (descriptor.encrypted() && !wantEncrypted) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,
+                        "the queue in " + dir + " is encrypted (" + descriptor.cipherMode() + ", key ids "
+                                + descriptor.keyFingerprints().keySet() + "); open it with .encrypted(keys)");
+            }
+            if (!descriptor.encrypted() && wantEncrypted) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
+                        "the queue in " + dir + " is plain; open it without encryption");
+            }
+            if (cipherMode != null && descriptor.encrypted() && cipherMode != descriptor.cipherMode()) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
+                        "asked for " + cipherMode + " but the queue was created with " + descriptor.cipherMode());
+            }
+            if (name != null && !name.equals(descriptor.name())) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.NAME_MISMATCH,
+                        "asked for name '" + name + "' but " + dir + " holds queue '" + descriptor.name() + "'");
+            }
+            if (replicaOf != null && !java.util.Arrays.equals(replicaOf.incarnationId(), descriptor.incarnationId())) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.NAME_MISMATCH,
+                        dir + " holds another incarnation of the queue than the leader's");
+            }
+        }
+
+        private static boolean hasCycleFiles(Path dir) {
+            if (!Files.isDirectory(dir)) {
+                return false;
+            }
+            try (Stream<Path> files = Files.list(dir)) {
+                return files.anyMatch(p -> p.getFileName().toString().endsWith(".cq4"));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

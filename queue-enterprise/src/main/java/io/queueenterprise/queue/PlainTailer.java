@@ -1,0 +1,47 @@
+package io.queueenterprise.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.chronicle.wire.Wire;
+
+import java.nio.ByteBuffer;
+
+/** Reads excerpts as stored: straight from the mapped file, no copy beyond the caller's. */
+final class PlainTailer extends AbstractTailer {
+    private Bytes<?> excerpt;
+
+    PlainTailer(String queueName, ExcerptTailer tailer) {
+        super(queueName, tailer);
+    }
+
+    @Override
+    protected int open(long index, Bytes<?> excerpt) {
+        long length = excerpt.readRemaining();
+        if (length > Integer.MAX_VALUE) {
+            throw new CorruptedQueueException(queueName, index, "excerpt length " + length + " is impossible", null);
+        }
+        this.excerpt = excerpt;
+        return (int) length;
+    }
+
+    @Override
+    protected void copyTo(byte[] dst, int offset, int length) {
+        excerpt.read(dst, offset, length);
+    }
+
+    @Override
+    protected void copyTo(ByteBuffer dst, int length) {
+        excerpt.read(dst);
+    }
+
+    @Override
+    protected void copyTo(Bytes<?> dst, int length) {
+        dst.write(excerpt, excerpt.readPosition(), length);
+    }
+
+    @Override
+    protected Wire documentWire(DocumentContext dc, int length) {
+        return dc.wire();
+    }
+}

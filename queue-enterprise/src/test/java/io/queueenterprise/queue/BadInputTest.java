@@ -1,0 +1,272 @@
+package io.queueenterprise.queue;
+
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.EnvelopeException;
+import io.queueenterprise.crypto.KeyFileException;
+import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.MasterKey;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every kind of bad input gets a typed error naming the queue (and index), and loses nothing. */
+class BadInputTest {
+
+    @TempDir
+    Path dir;
+
+    private final byte[] material = TestKeys.randomMaterial();
+
+    private KeyRing goodRing() {
+        return KeyRing.single(MasterKey.of(1, material));
+    }
+
+    private void writeEncrypted(int count) {
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).name("orders").encrypted(goodRing()).build();
+             QueueAppender appender = queue.createAppender()) {
+            for (int i = 0; i < count; i++) {
+                appender.write(("order-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    private void assertStillReadable(int count) {
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(goodRing()).build();
+             QueueTailer tailer = queue.createTailer()) {
+            byte[] buffer = new byte[64];
+            for (int i = 0; i < count; i++) {
+                int n = tailer.read(buffer);
+                assertEquals("order-" + i, new String(buffer, 0, n, StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    @Test
+    void aWrongKeyIsRefusedAtOpenWithoutTouchingTheQueue() {
+        writeEncrypted(3);
+        KeyRing wrong = TestKeys.ring(1);
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(wrong).build());
+        assertEquals(QueueConfigurationException.Problem.WRONG_KEY, e.problem());
+        assertEquals("orders", e.queueName());
+        assertTrue(e.getMessage().contains("key id 1"), e.getMessage());
+        assertStillReadable(3);
+    }
+
+    @Test
+    void aWrongKeyWithoutARecordedFingerprintFailsPerExcerptWithItsIndex() throws IOException {
+        writeEncrypted(3);
+        // A descriptor that lost its fingerprint lines (say, a hand-made replica): the tag still catches it.
+        Path descriptor = dir.resolve(QueueDescriptor.FILE_NAME);
+        String kept = Files.readAllLines(descriptor).stream().filter(l -> !l.startsWith("key."))
+                .collect(Collectors.joining("\n"));
+        Files.writeString(descriptor, kept);
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(TestKeys.ring(1)).readOnly(true).build();
+             QueueTailer tailer = queue.createTailer()) {
+            ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
+            assertEquals(EnvelopeException.Reason.AUTHENTICATION_FAILED, e.reason());
+            assertEquals(queue.firstIndex(), e.index());
+            assertEquals("orders", e.queueName());
+        }
+        assertStillReadable(3);
+    }
+
+    @Test
+    void anUnknownKeyIdNamesTheKeyAndTheIndex() {
+        writeEncrypted(2);
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(TestKeys.ring(2)).build();
+             QueueTailer tailer = queue.createTailer()) {
+            ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
+            assertEquals(EnvelopeException.Reason.UNKNOWN_KEY_ID, e.reason());
+            assertEquals(queue.firstIndex(), e.index());
+            // The failed read did not move the tailer: the same excerpt fails again, nothing skipped.
+            ExcerptDecryptionException again = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
+            assertEquals(e.index(), again.index());
+        }
+        assertStillReadable(2);
+    }
+
+    @Test
+    void aTruncatedEnvelopeIsRejected() {
+        writeEncrypted(1);
+        long index;
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(goodRing()).build()) {
+            try (ExcerptAppender raw = queue.chronicleQueue().createAppender()) {
+                raw.writeBytes(Bytes.wrapForRead(new byte[]{1, 2, 0, 0, 9}));
+                index = raw.lastIndexAppended();
+            }
+            try (QueueTailer tailer = queue.createTailer()) {
+                tailer.read(new byte[64]);
+                ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
+                assertEquals(EnvelopeException.Reason.TRUNCATED, e.reason());
+                assertEquals(index, e.index());
+                assertTrue(tailer.skip(), "skip() moves past a bad excerpt explicitly");
+                assertEquals(index, tailer.lastReadIndex());
+            }
+        }
+    }
+
+    @Test
+    void aTamperedEnvelopeInTheCycleFileIsRejected() throws IOException {
+        writeEncrypted(3);
+        byte[] sealed;
+        long secondIndex;
+        try (var oss = SingleChronicleQueueBuilder.single(dir.toFile()).readOnly(true).build();
+             ExcerptTailer raw = oss.createTailer()) {
+            raw.readBytes(Bytes.allocateElasticOnHeap());
+            Bytes<?> second = Bytes.allocateElasticOnHeap();
+            assertTrue(raw.readBytes(second));
+            secondIndex = raw.lastReadIndex();
+            sealed = second.toByteArray();
+        }
+        Path cycleFile = cycleFiles().get(0);
+        byte[] file = Files.readAllBytes(cycleFile);
+        int at = indexOf(file, sealed);
+        assertTrue(at > 0, "envelope found in the cycle file");
+        try (RandomAccessFile raf = new RandomAccessFile(cycleFile.toFile(), "rw")) {
+            int victim = at + sealed.length / 2;
+            raf.seek(victim);
+            raf.write(file[victim] ^ 0x01);
+        }
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(goodRing()).build();
+             QueueTailer tailer = queue.createTailer()) {
+            byte[] buffer = new byte[64];
+            assertEquals("order-0", new String(buffer, 0, tailer.read(buffer), StandardCharsets.UTF_8));
+            java.util.Arrays.fill(buffer, (byte) 0x5A);
+            ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(buffer));
+            assertEquals(EnvelopeException.Reason.AUTHENTICATION_FAILED, e.reason());
+            assertEquals(secondIndex, e.index());
+            for (byte b : buffer) {
+                assertEquals((byte) 0x5A, b, "no byte of a failed excerpt reaches the caller");
+            }
+            assertTrue(tailer.skip());
+            assertEquals("order-2", new String(buffer, 0, tailer.read(buffer), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void anEncryptedQueueOpenedWithoutKeysIsRefused() {
+        writeEncrypted(1);
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).build());
+        assertEquals(QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS, e.problem());
+        assertTrue(e.getMessage().contains("orders"), e.getMessage());
+        assertStillReadable(1);
+    }
+
+    @Test
+    void aPlainQueueOpenedAsEncryptedIsRefused() {
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).build(); QueueAppender appender = queue.createAppender()) {
+            appender.write(new byte[]{42});
+        }
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(goodRing()).build());
+        assertEquals(QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED, e.problem());
+    }
+
+    @Test
+    void anOpenSourceQueueOpenedAsEncryptedIsRefused() {
+        try (var oss = SingleChronicleQueueBuilder.single(dir.toFile()).build(); ExcerptAppender appender = oss.createAppender()) {
+            appender.writeBytes(Bytes.from("plain"));
+        }
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(goodRing()).build());
+        assertEquals(QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED, e.problem());
+        try (EnterpriseQueue plain = EnterpriseQueue.builder(dir).build(); QueueTailer tailer = plain.createTailer()) {
+            assertEquals(5, tailer.read(new byte[16]));
+        }
+    }
+
+    @Test
+    void aDifferentCipherModeIsRefused() {
+        writeEncrypted(1);
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(goodRing()).cipherMode(CipherMode.AES_128_CTR).build());
+        assertEquals(QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH, e.problem());
+    }
+
+    @Test
+    void keyFilesThatAreMissingEmptyOrOfTheWrongLengthAreRefusedNamingTheFile() throws IOException {
+        Path keys = dir.resolve("keys");
+        Path queueDir = dir.resolve("q");
+        KeyFileException missingDir = assertThrows(KeyFileException.class,
+                () -> EnterpriseQueue.builder(queueDir).encrypted(keys).build());
+        assertTrue(missingDir.getMessage().contains(keys.toString()), missingDir.getMessage());
+
+        Files.createDirectories(keys);
+        Files.writeString(keys.resolve("active"), "1");
+        Files.write(keys.resolve("1.key"), new byte[0]);
+        KeyFileException empty = assertThrows(KeyFileException.class,
+                () -> EnterpriseQueue.builder(queueDir).encrypted(keys).build());
+        assertTrue(empty.getMessage().contains("1.key"), empty.getMessage());
+
+        byte[] wrongLength = new byte[20];
+        Files.write(keys.resolve("1.key"), wrongLength);
+        KeyFileException wrong = assertThrows(KeyFileException.class,
+                () -> EnterpriseQueue.builder(queueDir).encrypted(keys).build());
+        assertTrue(wrong.getMessage().contains("1.key") && wrong.getMessage().contains("20"), wrong.getMessage());
+
+        Files.delete(keys.resolve("1.key"));
+        TestKeys.writeKeyFile(keys, 2, material);
+        Files.writeString(keys.resolve("active"), "1");
+        KeyFileException absentActive = assertThrows(KeyFileException.class,
+                () -> EnterpriseQueue.builder(queueDir).encrypted(keys).build());
+        assertTrue(absentActive.getMessage().contains("active"), absentActive.getMessage());
+    }
+
+    @Test
+    void aCorruptedCycleFileGivesATypedError() throws IOException {
+        writeEncrypted(3);
+        Path cycleFile = cycleFiles().get(0);
+        try (RandomAccessFile raf = new RandomAccessFile(cycleFile.toFile(), "rw")) {
+            raf.seek(0);
+            raf.write(new byte[]{(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0x7F, 'j', 'u', 'n', 'k'});
+        }
+        QueueException e = assertThrows(QueueException.class, () -> {
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(goodRing()).build();
+                 QueueTailer tailer = queue.createTailer()) {
+                byte[] buffer = new byte[64];
+                for (int i = 0; i < 4; i++) {
+                    tailer.read(buffer);
+                }
+            }
+        });
+        assertTrue(e instanceof CorruptedQueueException || e instanceof ExcerptDecryptionException, e.toString());
+        assertEquals("orders", e.queueName());
+    }
+
+    private List<Path> cycleFiles() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
