@@ -35,7 +35,7 @@ public final class BenchConfig {
     /** Binary search stops when hi/lo <= 1 + resolution. */
     public double resolution = 0.05;
     /** Coarse sweep also stops once the percentile exceeds the largest ladder bound. */
-    public List<Integer> ladderUs = new ArrayList<>(List.of(10, 20, 50, 100, 200, 500, 1000));
+    public List<Integer> ladderUs = new ArrayList<>(List.of(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000));
     /** Queue files go under here: /dev/shm when present (what a latency user does), or the temp area. */
     public String queueRoot;
     /** Capacity of the bounded in-memory peers (power of two). */
@@ -46,6 +46,8 @@ public final class BenchConfig {
     public double jlbhRate = 100_000;
     /** JLBH cross-check subject; null = library-plain if registered, else chronicle-raw. */
     public String jlbhSubject;
+    /** Seconds of the busy-spin noise probe run before the bench. */
+    public double noiseProbeSeconds = 1.0;
     /** Output folder (JSON, Markdown, PNG). */
     @JsonIgnore
     public Path outDir = Path.of("bench-results");

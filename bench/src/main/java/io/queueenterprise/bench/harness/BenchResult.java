@@ -10,10 +10,10 @@ import java.util.Map;
  * {@link #SCHEMA_VERSION} on any incompatible change.
  */
 @JsonPropertyOrder({"schemaVersion", "tool", "generatedAt", "command", "elapsedSeconds", "machine",
-        "jvm", "pinning", "configuration", "subjects", "results", "ratios", "separation",
+        "jvm", "noise", "pinning", "configuration", "subjects", "results", "ratios", "separation",
         "jlbhCrossCheck", "notes"})
 public record BenchResult(int schemaVersion, String tool, String generatedAt, String command,
-                          double elapsedSeconds, Environment.Machine machine, Environment.Jvm jvm,
+                          double elapsedSeconds, Environment.Machine machine, Environment.Jvm jvm, NoiseProbe noise,
                           Pinning.PinningInfo pinning, BenchConfig configuration,
                           List<SubjectInfo> subjects, List<SweepResult> results, List<Ratios> ratios,
                           List<Separation> separation, JlbhCrossCheck.Result jlbhCrossCheck,

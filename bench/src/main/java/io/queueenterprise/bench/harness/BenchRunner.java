@@ -38,6 +38,9 @@ public final class BenchRunner {
         if (!pinning.info().enabled()) {
             notes.add("Threads not pinned: " + pinning.info().plan());
         }
+        NoiseProbe noise = NoiseProbe.measure(config.noiseProbeSeconds, pinning);
+        err.printf("[qe bench] machine noise (busy-spin probe, %.1f s): %s; load average %s%n",
+                noise.seconds(), noise.threads(), noise.loadAvgStart());
         SubjectFactory jlbhFactory = null;
         if (config.jlbhRate > 0) {
             String name = config.jlbhSubject;
@@ -76,9 +79,10 @@ public final class BenchRunner {
         for (BenchResult.Separation s : separation) {
             if (s.mainBoundReachedBy().isEmpty()) {
                 notes.add(String.format("%d B: no subject met p%s <= %.0f us at any rate on this machine; "
-                                + "the smallest ladder bound at which a subject passes is %s us.",
+                                + "the smallest ladder bound at which a subject passes is %s.",
                         s.messageSize(), RateSweep.fmtPct(config.percentile), config.boundNs / 1000.0,
-                        s.separationBoundUs() == null ? "none" : s.separationBoundUs().toString()));
+                        s.separationBoundUs() == null ? "none of " + config.ladderUs + " us (machine noise dominates)"
+                                : s.separationBoundUs() + " us"));
             }
         }
         for (SweepResult r : results) {
@@ -91,7 +95,8 @@ public final class BenchRunner {
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
         return new BenchResult(BenchResult.SCHEMA_VERSION, "qe bench", Instant.now().toString(), command,
-                elapsed, Environment.machine(), Environment.jvm(), pinning.info(), config, subjects, results,
+                elapsed, Environment.machine(), Environment.jvm(),
+                noise.withLoadAvgEnd(NoiseProbe.loadAvg()), pinning.info(), config, subjects, results,
                 ratios, separation, jlbh, notes);
     }
 

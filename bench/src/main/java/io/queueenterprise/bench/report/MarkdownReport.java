@@ -31,6 +31,14 @@ public final class MarkdownReport {
                 .append(", ").append(r.machine().memTotalKb() / 1024 / 1024).append(" GiB, ").append(r.machine().os()).append('\n');
         md.append("- JVM: ").append(r.jvm().vendor()).append(' ').append(r.jvm().vm()).append(' ')
                 .append(r.jvm().version()).append(", flags from `").append(r.jvm().jvmArgsFile()).append("`\n");
+        if (r.noise() != null) {
+            md.append("- Machine noise before the run (each pinned thread busy-spinning ").append(r.noise().seconds())
+                    .append(" s on nanoTime): ");
+            r.noise().threads().forEach(t -> md.append(String.format("%s: %d gaps > 1 µs, %d > 100 µs, largest %s µs, %.1f%% of time lost; ",
+                    t.role(), t.gapsOver1us(), t.gapsOver100us(), Fmt.us(t.maxGapNs()), t.lostFraction() * 100)));
+            md.append("load average ").append(r.noise().loadAvgStart()).append(" before, ").append(r.noise().loadAvgEnd())
+                    .append(" after\n");
+        }
         md.append("- Pinning: ").append(r.pinning().plan()).append("; observed ").append(r.pinning().threads()).append('\n');
         md.append(String.format("- Profile `%s`: %s <= %s, sizes %s, %d run(s) per point (worst counts), %.2f s recorded"
                         + " + %.2f s warm-up per run, %.1f s JIT warm-up per sweep, 1-2-5 rates %s..%s msg/s then binary search"

@@ -1,5 +1,7 @@
 package io.queueenterprise.bench.subject;
 
+import io.queueenterprise.crypto.CipherMode;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,6 +19,9 @@ public final class SubjectRegistry {
 
     static {
         register(new ChronicleRawSubject.Factory());
+        register(new LibrarySubject.Factory("library-plain", null));
+        register(new LibrarySubject.Factory("library-ctr", CipherMode.AES_128_CTR));
+        register(new LibrarySubject.Factory("library-ctr-poly1305", CipherMode.AES_128_CTR_POLY1305));
         register(new ArrayBlockingQueueSubject.Factory());
         register(new SpscArrayQueueSubject.Factory());
         register(new DisruptorSubject.Factory());
