@@ -31,9 +31,12 @@ public record BenchResult(int schemaVersion, String tool, String generatedAt, St
      * @param boundUs             the bound the rates were taken at
      * @param libraryPlainOverRaw library plain / raw Chronicle Queue (null if either is missing)
      * @param encryptedOverPlain  encrypted subject -> its rate / library plain
+     * @param capacityPlainOverRaw       the same ratio of maxAchievedRate (no latency bound)
+     * @param capacityEncryptedOverPlain the same ratios of maxAchievedRate
      */
     public record Ratios(int messageSize, double boundUs, String baseline, String plain,
-                         Double libraryPlainOverRaw, Map<String, Double> encryptedOverPlain) {
+                         Double libraryPlainOverRaw, Map<String, Double> encryptedOverPlain,
+                         Double capacityPlainOverRaw, Map<String, Double> capacityEncryptedOverPlain) {
     }
 
     /**

@@ -56,13 +56,7 @@ public final class BenchRunner {
         try (Progress progress = Progress.create(config.progress, planned, err)) {
             RateSweep sweep = new RateSweep(config, pinning, progress);
             for (int size : config.messageSizes) {
-                for (SubjectFactory f : factories) {
-                    SweepResult r = sweep.sweep(f, size);
-                    results.add(r);
-                    progress.message(String.format("%s %dB: highest rate at p%s <= %.0f us: %s", f.name(), size,
-                            RateSweep.fmtPct(config.percentile), config.boundNs / 1000.0,
-                            r.highestRateAtBound() == null ? "unreachable" : RateSweep.fmtRate(r.highestRateAtBound())));
-                }
+                results.addAll(sweep.sweepAll(factories, size));
             }
             if (jlbhFactory != null) {
                 progress.message("JLBH cross-check: " + jlbhFactory.name() + " @ " + RateSweep.fmtRate(config.jlbhRate));
@@ -163,17 +157,24 @@ public final class BenchRunner {
     private static BenchResult.Ratios ratiosAt(int size, double boundUs, String baseline, String plain,
                                                List<String> encrypted, List<SweepResult> results, String ladderKey) {
         Map<String, Double> rate = new LinkedHashMap<>();
+        Map<String, Double> cap = new LinkedHashMap<>();
         for (SweepResult r : results) {
             if (r.messageSize() == size) {
                 rate.put(r.subject(), ladderKey == null ? r.highestRateAtBound() : r.highestRateByBoundUs().get(ladderKey));
+                cap.put(r.subject(), r.maxAchievedRate());
             }
+        }
+        Map<String, Double> capEnc = new LinkedHashMap<>();
+        for (String e : encrypted) {
+            capEnc.put(e, ratio(cap.get(e), cap.get(plain)));
         }
         Double plainOverRaw = ratio(rate.get(plain), rate.get(baseline));
         Map<String, Double> enc = new LinkedHashMap<>();
         for (String e : encrypted) {
             enc.put(e, ratio(rate.get(e), rate.get(plain)));
         }
-        return new BenchResult.Ratios(size, boundUs, baseline, plain, plainOverRaw, enc);
+        return new BenchResult.Ratios(size, boundUs, baseline, plain, plainOverRaw, enc,
+                ratio(cap.get(plain), cap.get(baseline)), capEnc);
     }
 
     private static Double ratio(Double a, Double b) {

@@ -11,11 +11,14 @@ import java.util.Map;
 /**
  * Finds the highest offered rate at which the configured percentile stays under the bound for one
  * subject and message size: a JIT warm-up run, then coarse 1-2-5 steps (continued past the main
- * bound up to the largest ladder bound, so the latency-for-throughput curve is drawn), then a
+ * bound until the rate is not kept, so the latency-for-throughput curve is drawn), then a
  * binary search (geometric midpoints) between the last passing and the first failing coarse rate
  * until hi/lo <= 1 + resolution. Every point runs {@code runs} times; the worst run counts.
  */
 public final class RateSweep {
+
+    /** A point whose achieved rate is below this fraction of the offered one is saturated. */
+    static final double SATURATED = 0.8;
 
     private final BenchConfig config;
     private final Pinning pinning;
@@ -34,39 +37,81 @@ public final class RateSweep {
         return 1 + (long) (coarse + Math.max(search, 0)) * c.runs;
     }
 
-    public SweepResult sweep(SubjectFactory factory, int size) throws Exception {
-        String label = factory.name() + " " + size + "B";
-        progress.message(label + ": warm-up");
-        OpenLoopRun.run(factory, size, config.warmupRate, config.warmupSeconds, 0.05, config, pinning);
-        progress.step(label + " warm-up");
-
-        long maxLadderNs = config.ladderUs.stream().mapToLong(u -> u * 1000L).max().orElse(config.boundNs);
-        long stopNs = Math.max(maxLadderNs, config.boundNs);
-        List<PointResult> points = new ArrayList<>();
-        Double lo = null;
-        Double hi = null;
-        boolean allPassedSoFar = true;
-        int stopSignals = 0;
+    /**
+     * Sweeps every subject at one size. The coarse phase is interleaved: at each rate every subject
+     * still in the race runs once before the next rate, so bursts of machine noise fall on all
+     * subjects alike rather than on whichever one happened to be running; then each subject's own
+     * binary search.
+     */
+    public List<SweepResult> sweepAll(List<SubjectFactory> factories, int size) throws Exception {
+        List<State> states = new ArrayList<>();
+        for (SubjectFactory f : factories) {
+            State st = new State(f, size);
+            progress.message(st.label + ": warm-up");
+            OpenLoopRun.run(f, size, config.warmupRate, config.warmupSeconds, 0.05, config, pinning);
+            progress.step(st.label + " warm-up");
+            states.add(st);
+        }
         for (double rate : config.coarseRates()) {
-            PointResult p = point(factory, size, rate, "coarse", label);
-            points.add(p);
-            if (allPassedSoFar && p.passes(config.boundNs)) {
-                lo = rate;
-            } else if (hi == null) {
-                hi = rate;
-                allPassedSoFar = false;
-            }
-            // two consecutive points that miss the rate or exceed the largest ladder bound end the
-            // coarse sweep (one alone may be a noise spike on a shared machine)
-            stopSignals = !p.rateKept() || p.valueAtPercentileNs() > stopNs ? stopSignals + 1 : 0;
-            if (stopSignals >= 2) {
-                break;
+            for (State st : states) {
+                if (!st.coarseDone) {
+                    st.coarse(point(st.factory, size, rate, "coarse", st.label));
+                }
             }
         }
+        List<SweepResult> out = new ArrayList<>();
+        for (State st : states) {
+            out.add(search(st));
+        }
+        return out;
+    }
+
+    /** One subject alone (coarse then search). */
+    public SweepResult sweep(SubjectFactory factory, int size) throws Exception {
+        return sweepAll(List.of(factory), size).get(0);
+    }
+
+    private final class State {
+        final SubjectFactory factory;
+        final int size;
+        final String label;
+        final List<PointResult> points = new ArrayList<>();
+        Double lo;
+        Double hi;
+        boolean allPassedSoFar = true;
+        int notKept;
+        boolean coarseDone;
+
+        State(SubjectFactory factory, int size) {
+            this.factory = factory;
+            this.size = size;
+            this.label = factory.name() + " " + size + "B";
+        }
+
+        void coarse(PointResult p) {
+            points.add(p);
+            if (allPassedSoFar && p.passes(config.boundNs)) {
+                lo = p.offeredRate();
+            } else if (hi == null) {
+                hi = p.offeredRate();
+                allPassedSoFar = false;
+            }
+            // two consecutive saturated points (achieved < 80% of offered: the subject's capacity,
+            // not a noise burst, which costs a few %) end the coarse sweep. A high percentile alone
+            // does not stop it, so the latency-for-throughput curve is complete.
+            notKept = p.achievedRate() >= SATURATED * p.offeredRate() ? 0 : notKept + 1;
+            coarseDone = notKept >= 2;
+        }
+    }
+
+    private SweepResult search(State st) throws Exception {
+        Double lo = st.lo;
+        Double hi = st.hi;
+        List<PointResult> points = st.points;
         if (lo != null && hi != null) {
             while (hi / lo > 1 + config.resolution) {
                 double mid = Math.sqrt(lo * hi);
-                PointResult p = point(factory, size, mid, "search", label);
+                PointResult p = point(st.factory, st.size, mid, "search", st.label);
                 points.add(p);
                 if (p.passes(config.boundNs)) {
                     lo = mid;
@@ -82,8 +127,11 @@ public final class RateSweep {
         for (int us : config.ladderUs) {
             ladder.put(Integer.toString(us), SweepResult.highestPassing(points, us * 1000L));
         }
-        return new SweepResult(factory.name(), factory.role().name(), size, status, highest, ladder,
-                List.copyOf(points));
+        progress.message(String.format("%s: highest rate at p%s <= %.0f us: %s", st.label, fmtPct(config.percentile),
+                config.boundNs / 1000.0, highest == null ? "unreachable" : fmtRate(highest)));
+        double maxAchieved = points.stream().mapToDouble(PointResult::achievedRate).max().orElse(0);
+        return new SweepResult(st.factory.name(), st.factory.role().name(), st.size, status, highest, ladder,
+                maxAchieved, List.copyOf(points));
     }
 
     private PointResult point(SubjectFactory factory, int size, double rate, String phase, String label)

@@ -16,11 +16,13 @@ import java.util.Map;
  *                             lower measured rate meeting it too; null when unreachable
  * @param highestRateByBoundUs the same rule applied to every bound of the ladder (µs -> msg/s or null),
  *                             from the measured points (coarse resolution except at the main bound)
+ * @param maxAchievedRate      the highest achieved rate of any point (saturation throughput with
+ *                             no latency bound; less sensitive to machine noise than a percentile)
  * @param points               every measured point, sorted by offered rate
  */
 public record SweepResult(String subject, String role, int messageSize, String status,
                           Double highestRateAtBound, Map<String, Double> highestRateByBoundUs,
-                          List<PointResult> points) {
+                          double maxAchievedRate, List<PointResult> points) {
 
     /** Highest rate such that every measured point at or below it passes {@code boundNs}. */
     public static Double highestPassing(List<PointResult> sortedPoints, long boundNs) {

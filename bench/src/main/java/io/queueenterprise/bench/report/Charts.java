@@ -33,9 +33,15 @@ public final class Charts {
         List<String> files = new ArrayList<>();
         for (int size : r.configuration().messageSizes) {
             String name = "latency-for-throughput-" + size + "B.png";
-            latencyForThroughput(r, size, dir.resolve(name));
+            latencyForThroughput(r, size, false, dir.resolve(name));
             files.add(name);
+            String median = "latency-for-throughput-p50-" + size + "B.png";
+            latencyForThroughput(r, size, true, dir.resolve(median));
+            files.add(median);
         }
+        String capacity = "max-achieved-rate.png";
+        capacity(r, dir.resolve(capacity));
+        files.add(capacity);
         String bars = "highest-rate-at-bound.png";
         highestRate(r, null, dir.resolve(bars));
         files.add(bars);
@@ -49,8 +55,8 @@ public final class Charts {
         return files;
     }
 
-    static void latencyForThroughput(BenchResult r, int size, Path file) throws IOException {
-        String pct = "p" + Fmt.pct(r.configuration().percentile);
+    static void latencyForThroughput(BenchResult r, int size, boolean median, Path file) throws IOException {
+        String pct = median ? "p50" : "p" + Fmt.pct(r.configuration().percentile);
         XYChart chart = new XYChartBuilder().width(1200).height(750)
                 .title(String.format("Latency for throughput, %d-byte messages (%s of the worst run, open loop)", size, pct))
                 .xAxisTitle("offered rate (msg/s, log)").yAxisTitle(pct + " latency (us, log)").build();
@@ -71,7 +77,7 @@ public final class Charts {
             List<Double> y = new ArrayList<>();
             for (PointResult p : s.points()) {
                 x.add(p.offeredRate());
-                y.add(Math.max(0.01, p.valueAtPercentileNs() / 1000.0));
+                y.add(Math.max(0.01, (median ? p.latencyNs().p50() : p.valueAtPercentileNs()) / 1000.0));
                 minX = Math.min(minX, p.offeredRate());
                 maxX = Math.max(maxX, p.offeredRate());
             }
@@ -80,6 +86,24 @@ public final class Charts {
             if ("PEER".equals(s.role())) {
                 series.setLineStyle(SeriesLines.DASH_DASH);
             }
+        }
+        List<Double> nkX = new ArrayList<>();
+        List<Double> nkY = new ArrayList<>();
+        for (SweepResult s : r.results()) {
+            if (s.messageSize() == size) {
+                for (PointResult p : s.points()) {
+                    if (!p.rateKept()) {
+                        nkX.add(p.offeredRate());
+                        nkY.add(Math.max(0.01, (median ? p.latencyNs().p50() : p.valueAtPercentileNs()) / 1000.0));
+                    }
+                }
+            }
+        }
+        if (!nkX.isEmpty()) {
+            XYSeries nk = chart.addSeries("rate not kept", nkX, nkY);
+            nk.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            nk.setMarker(SeriesMarkers.CROSS);
+            nk.setMarkerColor(Color.BLACK);
         }
         if (maxX > 0) {
             double bound = r.configuration().boundNs / 1000.0;
@@ -115,6 +139,32 @@ public final class Charts {
                         : s.highestRateByBoundUs().get(Integer.toString(boundUs));
                 cats.add(s.subject());
                 vals.add(rate == null ? 0.0 : rate / 1e6);
+            }
+            if (!cats.isEmpty()) {
+                chart.addSeries(size + " B", cats, vals);
+            }
+        }
+        BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    static void capacity(BenchResult r, Path file) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(1200).height(650)
+                .title("Highest achieved rate, any latency (saturation throughput of the sweep)")
+                .xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
+        style(chart.getStyler());
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setYAxisDecimalPattern("#,##0.00");
+        for (int size : r.configuration().messageSizes) {
+            List<String> cats = new ArrayList<>();
+            List<Double> vals = new ArrayList<>();
+            for (SweepResult s : r.results()) {
+                if (s.messageSize() == size) {
+                    cats.add(s.subject());
+                    vals.add(s.maxAchievedRate() / 1e6);
+                }
             }
             if (!cats.isEmpty()) {
                 chart.addSeries(size + " B", cats, vals);

@@ -17,8 +17,8 @@ public final class ConsoleTable {
         String bound = Fmt.us(r.configuration().boundNs) + " us";
         out.printf("%nHighest offered rate at %s <= %s (worst of %d runs per point, open loop)%n", pct, bound,
                 r.configuration().runs);
-        StringBuilder head = new StringBuilder(String.format("%-20s %5s %12s %-12s %9s %9s", "subject", "size",
-                "rate", "status", pct + " us", "p99.9 us"));
+        StringBuilder head = new StringBuilder(String.format("%-20s %5s %12s %-12s %9s %9s %10s", "subject", "size",
+                "rate", "status", pct + " us", "p99.9 us", "max ach."));
         for (int us : r.configuration().ladderUs) {
             head.append(String.format(" %9s", "@" + us + "us"));
         }
@@ -26,9 +26,9 @@ public final class ConsoleTable {
         out.println("-".repeat(head.length()));
         for (SweepResult s : r.results()) {
             PointResult p = Fmt.atHighest(s);
-            StringBuilder line = new StringBuilder(String.format("%-20s %4dB %12s %-12s %9s %9s", s.subject(),
+            StringBuilder line = new StringBuilder(String.format("%-20s %4dB %12s %-12s %9s %9s %10s", s.subject(),
                     s.messageSize(), Fmt.rate(s.highestRateAtBound()), s.status(),
-                    p == null ? "-" : Fmt.us(p.valueAtPercentileNs()), p == null ? "-" : Fmt.us(p.latencyNs().p999())));
+                    p == null ? "-" : Fmt.us(p.valueAtPercentileNs()), p == null ? "-" : Fmt.us(p.latencyNs().p999()), Fmt.rate(s.maxAchievedRate())));
             for (Map.Entry<String, Double> e : s.highestRateByBoundUs().entrySet()) {
                 line.append(String.format(" %9s", e.getValue() == null ? "-" : Fmt.rate(e.getValue())));
             }
@@ -39,6 +39,8 @@ public final class ConsoleTable {
             out.printf("Ratios at %s <= %s us, %d B: %s / %s = %s", pct, Fmt.pct(q.boundUs()), q.messageSize(),
                     q.plain(), q.baseline(), Fmt.ratio(q.libraryPlainOverRaw()));
             q.encryptedOverPlain().forEach((k, v) -> out.printf(", %s / %s = %s", k, q.plain(), Fmt.ratio(v)));
+            out.printf("%n  capacity (max achieved rate, no bound): plain / raw = %s", Fmt.ratio(q.capacityPlainOverRaw()));
+            q.capacityEncryptedOverPlain().forEach((k, v) -> out.printf(", %s / plain = %s", k, Fmt.ratio(v)));
             out.println();
         }
         if (r.jlbhCrossCheck() != null) {
