@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
         description = "Queue Enterprise: encrypted, replicated, low-latency persisted queue.",
         subcommands = {
                 CommandLine.HelpCommand.class,
+                io.queueenterprise.bench.demo.DemoCommand.class,
                 BenchCommand.class,
+                JmhCommand.class,
         })
 public final class QeCommand implements Runnable {
 

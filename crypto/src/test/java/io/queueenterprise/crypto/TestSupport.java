@@ -1,0 +1,75 @@
+package io.queueenterprise.crypto;
+
+import java.math.BigInteger;
+import java.util.HexFormat;
+import javax.crypto.Cipher;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/** Independent reference implementations (JDK CTR, BigInteger Poly1305) and helpers for the tests. */
+final class TestSupport {
+    private TestSupport() {
+    }
+
+    static byte[] hex(String s) {
+        return HexFormat.of().parseHex(s.replace(" ", ""));
+    }
+
+    static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b);
+    }
+
+    static byte[] reverse(byte[] b) {
+        byte[] r = new byte[b.length];
+        for (int i = 0; i < b.length; i++) {
+            r[i] = b[b.length - 1 - i];
+        }
+        return r;
+    }
+
+    static BigInteger le(byte[] b, int off, int len) {
+        byte[] x = new byte[len];
+        System.arraycopy(b, off, x, 0, len);
+        return new BigInteger(1, reverse(x));
+    }
+
+    static byte[] le16(BigInteger v) {
+        byte[] out = new byte[16];
+        byte[] be = v.mod(BigInteger.ONE.shiftLeft(128)).toByteArray();
+        for (int i = 0; i < 16 && i < be.length; i++) {
+            out[i] = be[be.length - 1 - i];
+        }
+        return out;
+    }
+
+    /** Textbook Poly1305 (RFC 8439 §2.5.1) with BigInteger: tag = (h_r(m) + s) mod 2^128. */
+    static byte[] poly1305Reference(byte[] r16, byte[] s16, byte[] m) {
+        BigInteger p = BigInteger.ONE.shiftLeft(130).subtract(BigInteger.valueOf(5));
+        BigInteger r = le(r16, 0, 16).and(new BigInteger("0ffffffc0ffffffc0ffffffc0fffffff", 16));
+        BigInteger h = BigInteger.ZERO;
+        for (int i = 0; i < m.length; i += 16) {
+            int n = Math.min(16, m.length - i);
+            BigInteger block = le(m, i, n).add(BigInteger.ONE.shiftLeft(8 * n));
+            h = h.add(block).multiply(r).mod(p);
+        }
+        return le16(h.add(le(s16, 0, 16)));
+    }
+
+    /** AES-128-CTR with the JDK's own CTR mode from the given 16-byte initial counter block. */
+    static byte[] jdkCtr(byte[] key, byte[] iv, byte[] in) throws Exception {
+        Cipher c = Cipher.getInstance("AES/CTR/NoPadding");
+        c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(iv));
+        return c.doFinal(in);
+    }
+
+    static byte[] jdkAesBlock(byte[] key, byte[] block) throws Exception {
+        Cipher c = Cipher.getInstance("AES/ECB/NoPadding");
+        c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"));
+        return c.doFinal(block);
+    }
+
+    /** Counter block index(8, BE) || salt(4, BE) || counter(4, BE). */
+    static byte[] counterBlock(long index, int salt, int counter) {
+        return java.nio.ByteBuffer.allocate(16).putLong(index).putInt(salt).putInt(counter).array();
+    }
+}

@@ -1,0 +1,108 @@
+package io.queueenterprise.queue;
+
+import io.queueenterprise.crypto.Envelope;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Rotation without downtime: new writes use the new key, old excerpts stay readable. */
+class KeyRotationTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void rotatingTheKeyDirectoryWhileOpenSwitchesNewWritesToTheNewKey() throws Exception {
+        Path keys = dir.resolve("keys");
+        Path queueDir = dir.resolve("queue");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender();
+             QueueTailer tailer = queue.createTailer()) {
+            appender.write("under key 1".getBytes(StandardCharsets.UTF_8));
+            assertFalse(queue.reloadKeys(), "nothing changed");
+
+            TestKeys.writeKeyFile(keys, 2, TestKeys.randomMaterial()); // adds 2.key, active -> 2
+            assertTrue(queue.reloadKeys());
+            appender.write("under key 2".getBytes(StandardCharsets.UTF_8));
+
+            byte[] buffer = new byte[64];
+            assertEquals("under key 1", new String(buffer, 0, tailer.read(buffer), StandardCharsets.UTF_8));
+            assertEquals("under key 2", new String(buffer, 0, tailer.read(buffer), StandardCharsets.UTF_8));
+            assertEquals(List.of(1, 2), keyIdsOnDisk(queue));
+            assertEquals(2, queue.descriptor().keyFingerprints().size());
+        }
+        // A fresh process with the rotated Secret reads both.
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).encrypted(keys).readOnly(true).build();
+             QueueTailer tailer = queue.createTailer()) {
+            byte[] buffer = new byte[64];
+            assertEquals(11, tailer.read(buffer));
+            assertEquals(11, tailer.read(buffer));
+        }
+    }
+
+    @Test
+    void theBackgroundReloaderPicksUpARotation() throws Exception {
+        Path keys = dir.resolve("keys");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys)
+                .keyReloadInterval(Duration.ofMillis(20)).build();
+             QueueAppender appender = queue.createAppender()) {
+            appender.write(new byte[]{1});
+            TestKeys.writeKeyFile(keys, 5, TestKeys.randomMaterial());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!queue.descriptor().keyFingerprints().containsKey(5)) {
+                assertTrue(System.nanoTime() < deadline, "reloader installed key 5");
+                Thread.sleep(10);
+            }
+            appender.write(new byte[]{2});
+            assertEquals(List.of(1, 5), keyIdsOnDisk(queue));
+        }
+    }
+
+    @Test
+    void aRotatedRingWithADifferentKeyUnderAKnownIdIsRefusedAndTheOldRingKept() throws Exception {
+        Path keys = dir.resolve("keys");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender();
+             QueueTailer tailer = queue.createTailer()) {
+            appender.write(new byte[]{1});
+            // Someone replaced key 1's material: refusing it protects every excerpt written so far.
+            Files.write(keys.resolve("1.key"), TestKeys.randomMaterial());
+            QueueConfigurationException e = assertThrows(QueueConfigurationException.class, queue::reloadKeys);
+            assertEquals(QueueConfigurationException.Problem.WRONG_KEY, e.problem());
+            appender.write(new byte[]{2});
+            byte[] buffer = new byte[4];
+            assertEquals(1, tailer.read(buffer));
+            assertEquals(1, tailer.read(buffer));
+            assertEquals(2, buffer[0]);
+        }
+    }
+
+    private static List<Integer> keyIdsOnDisk(EnterpriseQueue queue) {
+        List<Integer> ids = new ArrayList<>();
+        try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
+            Bytes<?> envelope = Bytes.allocateElasticOnHeap();
+            while (raw.readBytes(envelope)) {
+                ids.add(Envelope.keyId(envelope.toByteArray(), 0));
+                envelope.clear();
+            }
+        }
+        return ids;
+    }
+}
