@@ -116,6 +116,18 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Runs {@code qe bench --profile quick} plus {@code extraArgs}, e.g. as the last step of
+     * {@code qe demo}; returns the exit code.
+     */
+    public static int runQuickProfile(String... extraArgs) {
+        String[] args = new String[extraArgs.length + 2];
+        args[0] = "--profile";
+        args[1] = "quick";
+        System.arraycopy(extraArgs, 0, args, 2, extraArgs.length);
+        return new CommandLine(new BenchCommand()).execute(args);
+    }
+
     BenchConfig config() {
         BenchConfig c = switch (profile.toLowerCase(Locale.ROOT)) {
             case "quick" -> BenchConfig.quick();
