@@ -46,8 +46,12 @@ public record BenchResult(int schemaVersion, String tool, String generatedAt, St
      * @param mainBoundReachedBy   subjects meeting the main bound at any rate
      * @param separationBoundUs    smallest ladder bound where >= 1 subject passes (null if none)
      * @param highestRateAtSeparationBound subject -> highest rate at that bound (null = not met)
+     * @param bestSeparationBoundUs        the same with the optimistic rule (any measured rate
+     *                                     meeting the bound counts, see SweepResult.bestRateByBoundUs)
+     * @param bestRateAtBestSeparationBound subject -> best rate at that bound
      */
     public record Separation(int messageSize, List<String> mainBoundReachedBy, Integer separationBoundUs,
-                             Map<String, Double> highestRateAtSeparationBound) {
+                             Map<String, Double> highestRateAtSeparationBound, Integer bestSeparationBoundUs,
+                             Map<String, Double> bestRateAtBestSeparationBound) {
     }
 }

@@ -124,7 +124,24 @@ public final class BenchRunner {
                             : r.highestRateByBoundUs().get(Integer.toString(sepBound)));
                 }
             }
-            out.add(new BenchResult.Separation(size, reached, sepBound, rates));
+            Integer bestBound = null;
+            for (int us : config.ladderUs) {
+                boolean any = results.stream().anyMatch(r -> r.messageSize() == size
+                        && r.bestRateByBoundUs().get(Integer.toString(us)) != null);
+                if (any) {
+                    bestBound = us;
+                    break;
+                }
+            }
+            Map<String, Double> best = new LinkedHashMap<>();
+            if (bestBound != null) {
+                for (SweepResult r : results) {
+                    if (r.messageSize() == size) {
+                        best.put(r.subject(), r.bestRateByBoundUs().get(Integer.toString(bestBound)));
+                    }
+                }
+            }
+            out.add(new BenchResult.Separation(size, reached, sepBound, rates, bestBound, best));
         }
         return out;
     }

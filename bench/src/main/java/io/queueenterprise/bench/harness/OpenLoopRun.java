@@ -38,12 +38,29 @@ public final class OpenLoopRun {
         long warmupCount = Math.max(0, Math.round(rate * warmupSeconds));
         long measuredCount = Math.max(1, Math.round(rate * durationSeconds));
         Path dir = Files.createTempDirectory(Path.of(config.queueRoot), "qe-bench-" + factory.name() + "-");
+        LIVE_DIRS.add(dir);
         Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
         try (Subject subject = factory.open(new SubjectConfig(messageSize, dir, config.peerCapacity))) {
             return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile);
         } finally {
             deleteRecursively(dir);
+            LIVE_DIRS.remove(dir);
         }
+    }
+
+    /** Queue directories of runs in progress, deleted by a shutdown hook if the JVM is stopped mid-run. */
+    private static final java.util.Set<Path> LIVE_DIRS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (Path p : LIVE_DIRS) {
+                try {
+                    deleteRecursively(p);
+                } catch (RuntimeException ignored) {
+                    // best effort at exit
+                }
+            }
+        }, "qe-bench-cleanup"));
     }
 
     static RunResult run(Subject subject, double rate, long warmupCount, long measuredCount,

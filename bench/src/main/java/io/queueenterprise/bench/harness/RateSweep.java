@@ -124,14 +124,16 @@ public final class RateSweep {
         Double highest = SweepResult.highestPassing(points, config.boundNs);
         String status = highest == null ? "unreachable" : hi == null ? "at-max-rate" : "ok";
         Map<String, Double> ladder = new LinkedHashMap<>();
+        Map<String, Double> best = new LinkedHashMap<>();
         for (int us : config.ladderUs) {
             ladder.put(Integer.toString(us), SweepResult.highestPassing(points, us * 1000L));
+            best.put(Integer.toString(us), SweepResult.bestPassing(points, us * 1000L));
         }
         progress.message(String.format("%s: highest rate at p%s <= %.0f us: %s", st.label, fmtPct(config.percentile),
                 config.boundNs / 1000.0, highest == null ? "unreachable" : fmtRate(highest)));
         double maxAchieved = points.stream().mapToDouble(PointResult::achievedRate).max().orElse(0);
         return new SweepResult(st.factory.name(), st.factory.role().name(), st.size, status, highest, ladder,
-                maxAchieved, List.copyOf(points));
+                best, maxAchieved, List.copyOf(points));
     }
 
     private PointResult point(SubjectFactory factory, int size, double rate, String phase, String label)

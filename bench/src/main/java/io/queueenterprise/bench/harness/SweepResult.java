@@ -16,13 +16,27 @@ import java.util.Map;
  *                             lower measured rate meeting it too; null when unreachable
  * @param highestRateByBoundUs the same rule applied to every bound of the ladder (µs -> msg/s or null),
  *                             from the measured points (coarse resolution except at the main bound)
+ * @param bestRateByBoundUs    per ladder bound (µs): the highest measured rate that met it at all,
+ *                             whatever happened at lower rates (optimistic: on a machine whose noise
+ *                             comes and goes it shows what the subject does in a quiet window)
  * @param maxAchievedRate      the highest achieved rate of any point (saturation throughput with
  *                             no latency bound; less sensitive to machine noise than a percentile)
  * @param points               every measured point, sorted by offered rate
  */
 public record SweepResult(String subject, String role, int messageSize, String status,
                           Double highestRateAtBound, Map<String, Double> highestRateByBoundUs,
-                          double maxAchievedRate, List<PointResult> points) {
+                          Map<String, Double> bestRateByBoundUs, double maxAchievedRate, List<PointResult> points) {
+
+    /** Highest measured rate that passes {@code boundNs}, or null. */
+    public static Double bestPassing(List<PointResult> points, long boundNs) {
+        Double best = null;
+        for (PointResult p : points) {
+            if (p.passes(boundNs) && (best == null || p.offeredRate() > best)) {
+                best = p.offeredRate();
+            }
+        }
+        return best;
+    }
 
     /** Highest rate such that every measured point at or below it passes {@code boundNs}. */
     public static Double highestPassing(List<PointResult> sortedPoints, long boundNs) {

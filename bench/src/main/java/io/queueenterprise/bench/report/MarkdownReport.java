@@ -64,6 +64,18 @@ public final class MarkdownReport {
             }
             md.append('\n');
         }
+        md.append("\n### Optimistic view: highest measured rate meeting each bound at all\n\n| subject | size |");
+        for (int us : c.ladderUs) {
+            md.append(" @").append(us).append(" µs |");
+        }
+        md.append("\n|---|---|").append("---:|".repeat(c.ladderUs.size())).append('\n');
+        for (SweepResult s : r.results()) {
+            md.append("| ").append(s.subject()).append(" | ").append(s.messageSize()).append(" B |");
+            for (Map.Entry<String, Double> e : s.bestRateByBoundUs().entrySet()) {
+                md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+            }
+            md.append('\n');
+        }
         md.append("\nThe `@N µs` columns apply the same rule (every measured rate up to it meets the bound) to the"
                 + " measured points at other bounds: coarse 1-2-5 resolution.\n");
         md.append("\n## Ratios (one run)\n\n| size | bound | library plain / raw Chronicle | encrypted / plain |"
@@ -87,6 +99,11 @@ public final class MarkdownReport {
                         s.separationBoundUs() == null ? "none" : s.separationBoundUs(), rates(s.highestRateAtSeparationBound())));
             } else {
                 md.append(String.format("- %d B: %s <= %s met by %s%n", s.messageSize(), pct, bound, s.mainBoundReachedBy()));
+            }
+            if (s.bestSeparationBoundUs() != null) {
+                md.append(String.format("- %d B, optimistic rule (the highest measured rate meeting the bound, whatever"
+                                + " happened at lower rates): smallest ladder bound met by a subject: %d µs; best rates there: %s%n",
+                        s.messageSize(), s.bestSeparationBoundUs(), rates(s.bestRateAtBestSeparationBound())));
             }
         }
         if (r.jlbhCrossCheck() != null) {
