@@ -19,6 +19,9 @@ final class Fmt {
     }
 
     static String us(long ns) {
+        if (ns < 0) {
+            return "n/a";
+        }
         return ns >= 100_000 ? String.format("%.0f", ns / 1000.0) : String.format("%.1f", ns / 1000.0);
     }
 

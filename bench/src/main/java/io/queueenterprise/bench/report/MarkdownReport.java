@@ -96,7 +96,8 @@ public final class MarkdownReport {
             if (s.mainBoundReachedBy().isEmpty()) {
                 md.append(String.format("- %d B: **no subject met %s <= %s at any rate.** Smallest ladder bound at which"
                                 + " one does: %s µs; highest rates there: %s%n", s.messageSize(), pct, bound,
-                        s.separationBoundUs() == null ? "none" : s.separationBoundUs(), rates(s.highestRateAtSeparationBound())));
+                        s.separationBoundUs() == null ? "none (of " + c.ladderUs + ")" : s.separationBoundUs(),
+                        s.separationBoundUs() == null ? "-" : rates(s.highestRateAtSeparationBound())));
             } else {
                 md.append(String.format("- %d B: %s <= %s met by %s%n", s.messageSize(), pct, bound, s.mainBoundReachedBy()));
             }
