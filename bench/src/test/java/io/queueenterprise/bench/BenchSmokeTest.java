@@ -115,4 +115,41 @@ class BenchSmokeTest {
             assertEquals(0, s.count(), "queue directories are deleted after each run");
         }
     }
+
+    @Test
+    void aConsumerInAnotherProcessReadsTheSameQueuePlainAndEncrypted(@TempDir Path tmp) throws Exception {
+        BenchConfig c = BenchConfig.quick();
+        c.profile = "smoke-consumer-process";
+        c.subjects = new java.util.ArrayList<>(List.of("chronicle-raw", "library-ctr-poly1305", "peer-jctools-spsc"));
+        c.messageSizes = new java.util.ArrayList<>(List.of(40));
+        c.minRate = 20_000;
+        c.maxRate = 20_000;
+        c.durationSeconds = 0.05;
+        c.runWarmupSeconds = 0.01;
+        c.warmupSeconds = 0.05;
+        c.warmupRate = 20_000;
+        c.runs = 1;
+        c.noiseProbeSeconds = 0.01;
+        c.jlbhRate = 0;
+        c.consumerProcess = true;
+        c.queueRoot = tmp.resolve("queues").toString();
+        Files.createDirectories(Path.of(c.queueRoot));
+        c.progress = false;
+
+        BenchResult result = new BenchRunner(c, System.err).run("smoke --consumer-process");
+        JsonNode root = JsonReport.mapper().valueToTree(result);
+        assertTrue(root.get("configuration").get("consumerProcess").asBoolean());
+        assertTrue(root.get("pinning").get("threads").has("consumer-process") || !result.pinning().enabled(),
+                "the consumer process reported its pinning");
+        assertEquals(3, root.get("results").size());
+        for (JsonNode r : root.get("results")) {
+            for (JsonNode p : r.get("points")) {
+                for (JsonNode run : p.get("runs")) {
+                    assertTrue(run.get("received").asLong() > 0, r.get("subject") + " produced samples");
+                    assertEquals(run.get("sent").asLong(), run.get("received").asLong(),
+                            r.get("subject") + ": every sent message was received");
+                }
+            }
+        }
+    }
 }

@@ -71,6 +71,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--queue-dir", description = "where queue files go (default /dev/shm if present, else java.io.tmpdir); deleted after each run")
     String queueDir;
 
+    @Option(names = "--consumer-process", description = "consume persisting subjects in ANOTHER process reading the same queue")
+    boolean consumerProcess;
+
     @Option(names = "--no-pin", description = "do not pin producer/consumer threads")
     boolean noPin;
 
@@ -153,6 +156,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (jlbhRate != null) c.jlbhRate = jlbhRate;
         if (jlbhSubject != null) c.jlbhSubject = SubjectRegistry.get(jlbhSubject).name();
         c.pin = !noPin;
+        c.consumerProcess = consumerProcess;
         c.progress = !noProgress;
         c.outDir = out != null ? out
                 : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

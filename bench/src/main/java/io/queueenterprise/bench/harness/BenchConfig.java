@@ -46,6 +46,8 @@ public final class BenchConfig {
     public double jlbhRate = 100_000;
     /** JLBH cross-check subject; null = library-plain if registered, else chronicle-raw. */
     public String jlbhSubject;
+    /** Consume persisting subjects in another process reading the same queue (peers stay in-process). */
+    public boolean consumerProcess;
     /** Seconds of the busy-spin noise probe run before the bench. */
     public double noiseProbeSeconds = 1.0;
     /** Output folder (JSON, Markdown, PNG). */

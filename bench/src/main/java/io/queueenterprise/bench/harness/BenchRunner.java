@@ -53,6 +53,13 @@ public final class BenchRunner {
                 + (jlbhFactory == null ? 0 : 1);
         List<SweepResult> results = new ArrayList<>();
         JlbhCrossCheck.Result jlbh = null;
+        RemoteConsumerProcess child = null;
+        if (config.consumerProcess) {
+            child = new RemoteConsumerProcess(config.pin);
+            OpenLoopRun.useRemoteConsumer(child);
+            notes.add("Consumer in another process (same queue files, same classpath, @bin/jvm.args) for the persisting"
+                    + " subjects; in-process peers and the JLBH cross-check keep a consumer thread.");
+        }
         try (Progress progress = Progress.create(config.progress, planned, err)) {
             RateSweep sweep = new RateSweep(config, pinning, progress);
             for (int size : config.messageSizes) {
@@ -60,8 +67,14 @@ public final class BenchRunner {
             }
             if (jlbhFactory != null) {
                 progress.message("JLBH cross-check: " + jlbhFactory.name() + " @ " + RateSweep.fmtRate(config.jlbhRate));
+                OpenLoopRun.useRemoteConsumer(null);
                 jlbh = JlbhCrossCheck.run(jlbhFactory, config.messageSizes.get(0), config.jlbhRate, config, pinning);
                 progress.step("JLBH cross-check");
+            }
+        } finally {
+            OpenLoopRun.useRemoteConsumer(null);
+            if (child != null) {
+                child.close();
             }
         }
         List<BenchResult.SubjectInfo> subjects = new ArrayList<>();

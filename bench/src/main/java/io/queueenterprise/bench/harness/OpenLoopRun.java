@@ -40,12 +40,44 @@ public final class OpenLoopRun {
         Path dir = Files.createTempDirectory(Path.of(config.queueRoot), "qe-bench-" + factory.name() + "-");
         LIVE_DIRS.add(dir);
         Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+        RemoteConsumerProcess child = remoteConsumer;
         try (Subject subject = factory.open(new SubjectConfig(messageSize, dir, config.peerCapacity))) {
-            return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile);
+            if (child != null && factory.persists()) {
+                Path histFile = dir.resolve("consumer.hdr");
+                Remote remote = new Remote() {
+                    @Override public void start() throws Exception {
+                        String pinned = child.start(factory.name(), dir, messageSize, config.peerCapacity,
+                                warmupCount, warmupCount + measuredCount, histFile);
+                        pinning.record("consumer-process", pinned);
+                    }
+
+                    @Override public long finish(Histogram into) throws Exception {
+                        return child.finish(histFile, into, 60 + (long) (warmupSeconds + durationSeconds) * 2);
+                    }
+                };
+                return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile, remote);
+            }
+            return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile, null);
         } finally {
             deleteRecursively(dir);
             LIVE_DIRS.remove(dir);
         }
+    }
+
+    /** When set, persisting subjects are consumed in that other process (--consumer-process). */
+    private static volatile RemoteConsumerProcess remoteConsumer;
+
+    static void useRemoteConsumer(RemoteConsumerProcess child) {
+        remoteConsumer = child;
+    }
+
+    /** The consumer side when it runs in another process. */
+    interface Remote {
+        /** Tells the other process to open its consumer side; returns once it is polling. */
+        void start() throws Exception;
+
+        /** Waits for the other process; adds its samples to {@code into}; returns messages received. */
+        long finish(Histogram into) throws Exception;
     }
 
     /** Queue directories of runs in progress, deleted by a shutdown hook if the JVM is stopped mid-run. */
@@ -64,8 +96,8 @@ public final class OpenLoopRun {
     }
 
     static RunResult run(Subject subject, double rate, long warmupCount, long measuredCount,
-                         Histogram histogram, Pinning pinning, double percentile)
-            throws InterruptedException {
+                         Histogram histogram, Pinning pinning, double percentile, Remote remote)
+            throws Exception {
         final long total = warmupCount + measuredCount;
         final double periodNs = 1e9 / rate;
         final CountDownLatch consumerReady = new CountDownLatch(1);
@@ -136,10 +168,19 @@ public final class OpenLoopRun {
             }
         }, "qe-bench-producer");
 
-        consumer.start();
+        if (remote == null) {
+            consumer.start();
+        } else {
+            remote.start();
+            consumerReady.countDown();
+        }
         producer.start();
         producer.join();
-        consumer.join();
+        if (remote == null) {
+            consumer.join();
+        } else if (failure.get() == null) {
+            received[0] = remote.finish(histogram);
+        }
         if (failure.get() != null) {
             throw new IllegalStateException("run failed: " + failure.get(), failure.get());
         }

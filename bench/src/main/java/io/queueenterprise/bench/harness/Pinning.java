@@ -52,6 +52,13 @@ public final class Pinning {
         }
     }
 
+    /** Records what another process (the consumer process) reported about its own pinning. */
+    public void record(String role, String what) {
+        synchronized (observed) {
+            observed.put(role, what);
+        }
+    }
+
     /** What the report says. */
     public PinningInfo info() {
         synchronized (observed) {

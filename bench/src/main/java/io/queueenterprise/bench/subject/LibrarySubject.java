@@ -1,8 +1,6 @@
 package io.queueenterprise.bench.subject;
 
 import io.queueenterprise.crypto.CipherMode;
-import io.queueenterprise.crypto.KeyRing;
-import io.queueenterprise.crypto.MasterKey;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueTailer;
@@ -52,13 +50,41 @@ public final class LibrarySubject implements Subject {
         if (mode == null) {
             b.plain();
         } else {
-            byte[] material = new byte[32];
-            RANDOM.nextBytes(material);
-            MasterKey key = MasterKey.of(1, material);
-            Arrays.fill(material, (byte) 0);
-            b.encrypted(KeyRing.single(key)).cipherMode(mode);
+            b.encrypted(keyDirectory(config.secretsDir())).cipherMode(mode);
         }
         queue = b.build();
+    }
+
+    /**
+     * The run's key directory (KeyRingSource layout): one random 32-byte master key, written
+     * owner-only by whichever process opens the run first and read by the other (a consumer
+     * process); keys never travel on a command line.
+     */
+    private static synchronized java.nio.file.Path keyDirectory(java.nio.file.Path dir) {
+        java.nio.file.Path keyFile = dir.resolve("1.key");
+        if (java.nio.file.Files.exists(keyFile)) {
+            return dir;
+        }
+        byte[] material = new byte[32];
+        RANDOM.nextBytes(material);
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            java.nio.file.Path tmp = dir.resolve(".1.key.tmp");
+            java.nio.file.Files.write(tmp, material);
+            try {
+                java.nio.file.Files.setPosixFilePermissions(tmp,
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException ignored) {
+                // not POSIX: nothing more to restrict
+            }
+            java.nio.file.Files.writeString(dir.resolve("active"), "1\n");
+            java.nio.file.Files.move(tmp, keyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            Arrays.fill(material, (byte) 0);
+        }
+        return dir;
     }
 
     @Override
