@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
         subcommands = {
                 CommandLine.HelpCommand.class,
                 io.queueenterprise.bench.demo.DemoCommand.class,
+                BenchCommand.class,
                 JmhCommand.class,
         })
 public final class QeCommand implements Runnable {

@@ -1,0 +1,190 @@
+package io.queueenterprise.bench.report;
+
+import io.queueenterprise.bench.harness.BenchResult;
+import io.queueenterprise.bench.harness.PointResult;
+import io.queueenterprise.bench.harness.SweepResult;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** PNG charts drawn with XChart. */
+public final class Charts {
+
+    private Charts() {
+    }
+
+    /** Writes every chart and returns the file names (relative to {@code dir}). */
+    public static List<String> write(BenchResult r, Path dir) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        List<String> files = new ArrayList<>();
+        for (int size : r.configuration().messageSizes) {
+            String name = "latency-for-throughput-" + size + "B.png";
+            latencyForThroughput(r, size, false, dir.resolve(name));
+            files.add(name);
+            String median = "latency-for-throughput-p50-" + size + "B.png";
+            latencyForThroughput(r, size, true, dir.resolve(median));
+            files.add(median);
+        }
+        String capacity = "max-achieved-rate.png";
+        capacity(r, dir.resolve(capacity));
+        files.add(capacity);
+        String bars = "highest-rate-at-bound.png";
+        highestRate(r, null, dir.resolve(bars));
+        files.add(bars);
+        Integer sep = r.separation().stream().map(BenchResult.Separation::separationBoundUs)
+                .filter(b -> b != null).max(Integer::compare).orElse(null);
+        if (sep != null) {
+            String name = "highest-rate-at-" + sep + "us.png";
+            highestRate(r, sep, dir.resolve(name));
+            files.add(name);
+        }
+        return files;
+    }
+
+    static void latencyForThroughput(BenchResult r, int size, boolean median, Path file) throws IOException {
+        String pct = median ? "p50" : "p" + Fmt.pct(r.configuration().percentile);
+        XYChart chart = new XYChartBuilder().width(1200).height(750)
+                .title(String.format("Latency for throughput, %d-byte messages (%s of the worst run, open loop)", size, pct))
+                .xAxisTitle("offered rate (msg/s, log)").yAxisTitle(pct + " latency (us, log)").build();
+        style(chart.getStyler());
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setMarkerSize(7);
+        chart.getStyler().setXAxisDecimalPattern("#,###");
+        chart.getStyler().setYAxisDecimalPattern("#,###.#");
+        double minX = Double.MAX_VALUE;
+        double maxX = 0;
+        for (SweepResult s : r.results()) {
+            if (s.messageSize() != size || s.points().isEmpty()) {
+                continue;
+            }
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            for (PointResult p : s.points()) {
+                x.add(p.offeredRate());
+                y.add(Math.max(0.01, (median ? p.latencyNs().p50() : p.valueAtPercentileNs()) / 1000.0));
+                minX = Math.min(minX, p.offeredRate());
+                maxX = Math.max(maxX, p.offeredRate());
+            }
+            XYSeries series = chart.addSeries(s.subject(), x, y);
+            series.setMarker(SeriesMarkers.CIRCLE);
+            if ("PEER".equals(s.role())) {
+                series.setLineStyle(SeriesLines.DASH_DASH);
+            }
+        }
+        List<Double> nkX = new ArrayList<>();
+        List<Double> nkY = new ArrayList<>();
+        for (SweepResult s : r.results()) {
+            if (s.messageSize() == size) {
+                for (PointResult p : s.points()) {
+                    if (!p.rateKept()) {
+                        nkX.add(p.offeredRate());
+                        nkY.add(Math.max(0.01, (median ? p.latencyNs().p50() : p.valueAtPercentileNs()) / 1000.0));
+                    }
+                }
+            }
+        }
+        if (!nkX.isEmpty()) {
+            XYSeries nk = chart.addSeries("rate not kept", nkX, nkY);
+            nk.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            nk.setMarker(SeriesMarkers.CROSS);
+            nk.setMarkerColor(Color.BLACK);
+        }
+        if (maxX > 0) {
+            double bound = r.configuration().boundNs / 1000.0;
+            XYSeries line = chart.addSeries(String.format("bound %s us", Fmt.pct(bound)),
+                    new double[]{minX, maxX}, new double[]{bound, bound});
+            line.setMarker(SeriesMarkers.NONE);
+            line.setLineColor(Color.RED);
+            line.setLineStyle(new BasicStroke(2.5f));
+        }
+        BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    static void highestRate(BenchResult r, Integer boundUs, Path file) throws IOException {
+        String pct = "p" + Fmt.pct(r.configuration().percentile);
+        double bound = boundUs == null ? r.configuration().boundNs / 1000.0 : boundUs;
+        CategoryChart chart = new CategoryChartBuilder().width(1200).height(650)
+                .title(String.format("Highest offered rate with %s <= %s us (0 = never met)", pct, Fmt.pct(bound)))
+                .xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
+        style(chart.getStyler());
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setYAxisDecimalPattern("#,##0.00");
+        for (int size : r.configuration().messageSizes) {
+            List<String> cats = new ArrayList<>();
+            List<Double> vals = new ArrayList<>();
+            for (SweepResult s : r.results()) {
+                if (s.messageSize() != size) {
+                    continue;
+                }
+                Double rate = boundUs == null ? s.highestRateAtBound()
+                        : s.highestRateByBoundUs().get(Integer.toString(boundUs));
+                cats.add(s.subject());
+                vals.add(rate == null ? 0.0 : rate / 1e6);
+            }
+            if (!cats.isEmpty()) {
+                chart.addSeries(size + " B", cats, vals);
+            }
+        }
+        BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    static void capacity(BenchResult r, Path file) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(1200).height(650)
+                .title("Highest achieved rate, any latency (saturation throughput of the sweep)")
+                .xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
+        style(chart.getStyler());
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setYAxisDecimalPattern("#,##0.00");
+        for (int size : r.configuration().messageSizes) {
+            List<String> cats = new ArrayList<>();
+            List<Double> vals = new ArrayList<>();
+            for (SweepResult s : r.results()) {
+                if (s.messageSize() == size) {
+                    cats.add(s.subject());
+                    vals.add(s.maxAchievedRate() / 1e6);
+                }
+            }
+            if (!cats.isEmpty()) {
+                chart.addSeries(size + " B", cats, vals);
+            }
+        }
+        BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    private static void style(org.knowm.xchart.style.AxesChartStyler s) {
+        s.setChartBackgroundColor(Color.WHITE);
+        s.setPlotBackgroundColor(Color.WHITE);
+        s.setLegendBorderColor(Color.LIGHT_GRAY);
+        s.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
+        s.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        s.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        s.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    }
+
+    private static String stripPng(Path file) {
+        String s = file.toString();
+        return s.endsWith(".png") ? s.substring(0, s.length() - 4) : s;
+    }
+}

@@ -1,0 +1,48 @@
+package io.queueenterprise.bench.report;
+
+import io.queueenterprise.bench.harness.PointResult;
+import io.queueenterprise.bench.harness.SweepResult;
+
+/** Number formatting shared by the console table and the Markdown report. */
+final class Fmt {
+    private Fmt() {
+    }
+
+    static String rate(Double r) {
+        if (r == null) {
+            return "unreachable";
+        }
+        if (r >= 1e6) {
+            return String.format("%.2f M", r / 1e6);
+        }
+        return String.format("%.0f K", r / 1e3);
+    }
+
+    static String us(long ns) {
+        if (ns < 0) {
+            return "n/a";
+        }
+        return ns >= 100_000 ? String.format("%.0f", ns / 1000.0) : String.format("%.1f", ns / 1000.0);
+    }
+
+    static String ratio(Double r) {
+        return r == null ? "n/a" : String.format("%.2f", r);
+    }
+
+    static String pct(double p) {
+        return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
+    }
+
+    /** The point at the highest passing rate, or null. */
+    static PointResult atHighest(SweepResult r) {
+        if (r.highestRateAtBound() == null) {
+            return null;
+        }
+        for (PointResult p : r.points()) {
+            if (p.offeredRate() == r.highestRateAtBound()) {
+                return p;
+            }
+        }
+        return null;
+    }
+}

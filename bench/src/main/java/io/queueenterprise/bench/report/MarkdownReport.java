@@ -1,0 +1,153 @@
+package io.queueenterprise.bench.report;
+
+import io.queueenterprise.bench.harness.BenchResult;
+import io.queueenterprise.bench.harness.PointResult;
+import io.queueenterprise.bench.harness.SweepResult;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** The Markdown report (report.md next to the JSON and the charts). */
+public final class MarkdownReport {
+    private MarkdownReport() {
+    }
+
+    public static void write(BenchResult r, List<String> charts, Path file) throws IOException {
+        Files.writeString(file, render(r, charts));
+    }
+
+    public static String render(BenchResult r, List<String> charts) {
+        var c = r.configuration();
+        String pct = "p" + Fmt.pct(c.percentile);
+        String bound = Fmt.us(c.boundNs) + " µs";
+        StringBuilder md = new StringBuilder();
+        md.append("# qe bench report\n\n");
+        md.append("Generated ").append(r.generatedAt()).append(" in ").append(String.format("%.0f", r.elapsedSeconds()))
+                .append(" s. Command: `").append(r.command()).append("`\n\n");
+        md.append("- Machine: ").append(r.machine().cpus()).append(" CPUs, ").append(r.machine().cpuModel())
+                .append(", ").append(r.machine().memTotalKb() / 1024 / 1024).append(" GiB, ").append(r.machine().os()).append('\n');
+        md.append("- JVM: ").append(r.jvm().vendor()).append(' ').append(r.jvm().vm()).append(' ')
+                .append(r.jvm().version()).append(", flags from `").append(r.jvm().jvmArgsFile()).append("`\n");
+        if (r.noise() != null) {
+            md.append("- Machine noise before the run (each pinned thread busy-spinning ").append(r.noise().seconds())
+                    .append(" s on nanoTime): ");
+            r.noise().threads().forEach(t -> md.append(String.format("%s: %d gaps > 1 µs, %d > 100 µs, largest %s µs, %.1f%% of time lost; ",
+                    t.role(), t.gapsOver1us(), t.gapsOver100us(), Fmt.us(t.maxGapNs()), t.lostFraction() * 100)));
+            md.append("load average ").append(r.noise().loadAvgStart()).append(" before, ").append(r.noise().loadAvgEnd())
+                    .append(" after\n");
+        }
+        md.append("- Pinning: ").append(r.pinning().plan()).append("; observed ").append(r.pinning().threads()).append('\n');
+        md.append(String.format("- Profile `%s`: %s <= %s, sizes %s, %d run(s) per point (worst counts), %.2f s recorded"
+                        + " + %.2f s warm-up per run, %.1f s JIT warm-up per sweep, 1-2-5 rates %s..%s msg/s then binary search"
+                        + " to %.0f%%, queue files under `%s`%n",
+                c.profile, pct, bound, c.messageSizes, c.runs, c.durationSeconds, c.runWarmupSeconds, c.warmupSeconds,
+                Fmt.rate(c.minRate), Fmt.rate(c.maxRate), c.resolution * 100, c.queueRoot));
+        md.append("\n## Highest offered rate at ").append(pct).append(" <= ").append(bound).append("\n\n");
+        md.append("| subject | role | size | highest rate | status | ").append(pct)
+                .append(" µs | p99.9 µs | max µs | max achieved rate |");
+        for (int us : c.ladderUs) {
+            md.append(" @").append(us).append(" µs |");
+        }
+        md.append('\n').append("|---|---|---|---:|---|---:|---:|---:|---:|");
+        md.append("---:|".repeat(c.ladderUs.size())).append('\n');
+        for (SweepResult s : r.results()) {
+            PointResult p = Fmt.atHighest(s);
+            md.append(String.format("| %s | %s | %d B | %s | %s | %s | %s | %s | %s |", s.subject(), s.role().toLowerCase(),
+                    s.messageSize(), Fmt.rate(s.highestRateAtBound()), s.status(),
+                    p == null ? "-" : Fmt.us(p.valueAtPercentileNs()), p == null ? "-" : Fmt.us(p.latencyNs().p999()),
+                    p == null ? "-" : Fmt.us(p.latencyNs().max()), Fmt.rate(s.maxAchievedRate())));
+            for (Map.Entry<String, Double> e : s.highestRateByBoundUs().entrySet()) {
+                md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+            }
+            md.append('\n');
+        }
+        md.append("\n### Optimistic view: highest measured rate meeting each bound at all\n\n| subject | size |");
+        for (int us : c.ladderUs) {
+            md.append(" @").append(us).append(" µs |");
+        }
+        md.append("\n|---|---|").append("---:|".repeat(c.ladderUs.size())).append('\n');
+        for (SweepResult s : r.results()) {
+            md.append("| ").append(s.subject()).append(" | ").append(s.messageSize()).append(" B |");
+            for (Map.Entry<String, Double> e : s.bestRateByBoundUs().entrySet()) {
+                md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+            }
+            md.append('\n');
+        }
+        md.append("\nThe `@N µs` columns apply the same rule (every measured rate up to it meets the bound) to the"
+                + " measured points at other bounds: coarse 1-2-5 resolution.\n");
+        md.append("\n## Ratios (one run)\n\n| size | bound | library plain / raw Chronicle | encrypted / plain |"
+                + " capacity: plain / raw | capacity: encrypted / plain |\n|---|---|---:|---|---:|---|\n");
+        for (BenchResult.Ratios q : r.ratios()) {
+            StringBuilder enc = new StringBuilder();
+            q.encryptedOverPlain().forEach((k, v) -> enc.append(k).append(": ").append(Fmt.ratio(v)).append("; "));
+            StringBuilder capEnc = new StringBuilder();
+            q.capacityEncryptedOverPlain().forEach((k, v) -> capEnc.append(k).append(": ").append(Fmt.ratio(v)).append("; "));
+            md.append(String.format("| %d B | %s <= %s µs | %s | %s | %s | %s |%n", q.messageSize(), pct, Fmt.pct(q.boundUs()),
+                    Fmt.ratio(q.libraryPlainOverRaw()), enc.length() == 0 ? "n/a" : enc.toString(),
+                    Fmt.ratio(q.capacityPlainOverRaw()), capEnc.length() == 0 ? "n/a" : capEnc.toString()));
+        }
+        md.append("\nCapacity = highest achieved rate of the sweep at any latency (no bound): a throughput"
+                + " figure that machine noise distorts less than a tail percentile.\n");
+        md.append("\n## Separation\n\n");
+        for (BenchResult.Separation s : r.separation()) {
+            if (s.mainBoundReachedBy().isEmpty()) {
+                md.append(String.format("- %d B: **no subject met %s <= %s at any rate.** Smallest ladder bound at which"
+                                + " one does: %s µs; highest rates there: %s%n", s.messageSize(), pct, bound,
+                        s.separationBoundUs() == null ? "none (of " + c.ladderUs + ")" : s.separationBoundUs(),
+                        s.separationBoundUs() == null ? "-" : rates(s.highestRateAtSeparationBound())));
+            } else {
+                md.append(String.format("- %d B: %s <= %s met by %s%n", s.messageSize(), pct, bound, s.mainBoundReachedBy()));
+            }
+            if (s.bestSeparationBoundUs() != null) {
+                md.append(String.format("- %d B, optimistic rule (the highest measured rate meeting the bound, whatever"
+                                + " happened at lower rates): smallest ladder bound met by a subject: %d µs; best rates there: %s%n",
+                        s.messageSize(), s.bestSeparationBoundUs(), rates(s.bestRateAtBestSeparationBound())));
+            }
+        }
+        if (r.jlbhCrossCheck() != null) {
+            var j = r.jlbhCrossCheck();
+            md.append(String.format("%n## JLBH cross-check%n%n%s, %d B at %s msg/s, %d iterations per run,"
+                            + " coordinated-omission correction on; worst run by p99 (µs):%n%n",
+                    j.subject(), j.messageSize(), Fmt.rate(j.rate()), j.iterations()));
+            md.append("| harness | p50 | p90 | p99 | p99.9 | p99.99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n");
+            if (j.jlbhWorstNs() != null) {
+                md.append(row("JLBH", j.jlbhWorstNs()));
+            }
+            md.append(row("qe bench", j.harness().latencyNs()));
+        }
+        md.append("\n## Charts\n\n");
+        for (String f : charts) {
+            md.append("![").append(f).append("](").append(f).append(")\n\n");
+        }
+        md.append("## Every point (worst run)\n\n| subject | size | offered | achieved | kept | samples | p50 | p90 | p99 | p99.9 | p99.99 | max |\n");
+        md.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (SweepResult s : r.results()) {
+            for (PointResult p : s.points()) {
+                var l = p.latencyNs();
+                md.append(String.format("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |%n", s.subject(),
+                        s.messageSize(), Fmt.rate(p.offeredRate()), Fmt.rate(p.achievedRate()), p.rateKept() ? "yes" : "**no**",
+                        p.samples(), Fmt.us(l.p50()), Fmt.us(l.p90()), Fmt.us(l.p99()), Fmt.us(l.p999()),
+                        Fmt.us(l.p9999()), Fmt.us(l.max())));
+            }
+        }
+        if (!r.notes().isEmpty()) {
+            md.append("\n## Notes\n\n");
+            r.notes().forEach(n -> md.append("- ").append(n).append('\n'));
+        }
+        return md.toString();
+    }
+
+    private static String row(String name, io.queueenterprise.bench.harness.Percentiles p) {
+        return String.format("| %s | %s | %s | %s | %s | %s | %s |%n", name, Fmt.us(p.p50()), Fmt.us(p.p90()),
+                Fmt.us(p.p99()), Fmt.us(p.p999()), Fmt.us(p.p9999()), Fmt.us(p.max()));
+    }
+
+    private static String rates(Map<String, Double> m) {
+        StringBuilder sb = new StringBuilder();
+        m.forEach((k, v) -> sb.append(k).append(" ").append(Fmt.rate(v)).append("; "));
+        return sb.toString();
+    }
+}
