@@ -1,5 +1,6 @@
 package io.queueenterprise.bench.demo;
 
+import io.queueenterprise.bench.cli.BenchCommand;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
@@ -45,6 +46,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "Keep the queues and the demo key after the run.")
     boolean keep;
 
+    @Option(names = "--no-bench", description = "Skip the quick latency benchmark (bin/qe bench --profile quick) at the end.")
+    boolean noBench;
+
     private final PrintStream out = System.out;
 
     @Override
@@ -81,7 +85,15 @@ public final class DemoCommand implements Callable<Integer> {
                     ratios(results));
             out.println(ok ? "\nDemo OK: every message read back; the encrypted cycle files hold none of the plaintext."
                     : "\nDemo FAILED: see the rows marked above.");
-            return ok ? 0 : 1;
+            if (!ok) {
+                return 1;
+            }
+            if (noBench) {
+                return 0;
+            }
+            out.println("\nNext: the quick latency profile (bin/qe bench --profile quick): open-loop load, p99 against offered rate.\n");
+            out.flush();
+            return BenchCommand.runQuickProfile();
         } finally {
             if (temporary && !keep) {
                 deleteRecursively(work);
