@@ -14,6 +14,12 @@ import java.nio.ByteBuffer;
  * rolls the read back, so the excerpt is neither lost nor skipped.
  */
 abstract class AbstractTailer implements QueueTailer {
+    /** Where {@link #readNext} puts the plaintext. */
+    private static final int TO_ARRAY = 0;
+    private static final int TO_BUFFER = 1;
+    private static final int TO_BYTES = 2;
+    private static final int TO_READER = 3;
+
     protected final String queueName;
     private final ExcerptTailer tailer;
     private long lastReadIndex = -1;
@@ -37,6 +43,30 @@ abstract class AbstractTailer implements QueueTailer {
 
     @Override
     public final int read(byte[] dst, int offset, int capacity) {
+        return readNext(TO_ARRAY, dst, offset, capacity, null, null, null);
+    }
+
+    @Override
+    public final int read(ByteBuffer dst) {
+        return readNext(TO_BUFFER, null, 0, dst.remaining(), dst, null, null);
+    }
+
+    @Override
+    public final boolean read(Bytes<?> dst) {
+        return readNext(TO_BYTES, null, 0, Integer.MAX_VALUE, null, dst, null) >= 0;
+    }
+
+    @Override
+    public final boolean readDocument(ReadMarshallable reader) {
+        return readNext(TO_READER, null, 0, Integer.MAX_VALUE, null, null, reader) >= 0;
+    }
+
+    /**
+     * The one read protocol behind every read form (a switch rather than a lambda, so the hot path
+     * allocates nothing). Returns the plaintext length, or -1 when there is no excerpt yet.
+     */
+    private int readNext(int target, byte[] array, int offset, int capacity, ByteBuffer buffer, Bytes<?> bytes,
+                         ReadMarshallable reader) {
         DocumentContext dc = next();
         try {
             if (!dc.isPresent()) {
@@ -47,73 +77,23 @@ abstract class AbstractTailer implements QueueTailer {
             if (length > capacity) {
                 throw new BufferTooSmallException(queueName, index, length, capacity);
             }
-            copyTo(dst, offset, length);
+            switch (target) {
+                case TO_ARRAY:
+                    copyTo(array, offset, length);
+                    break;
+                case TO_BUFFER:
+                    copyTo(buffer, length);
+                    break;
+                case TO_BYTES:
+                    copyTo(bytes, length);
+                    break;
+                default:
+                    // A reader that throws leaves the excerpt unconsumed, like any other failed read.
+                    reader.readMarshallable(documentWire(dc, length));
+                    break;
+            }
             lastReadIndex = index;
             return length;
-        } catch (RuntimeException | Error e) {
-            dc.rollbackOnClose();
-            throw e;
-        } finally {
-            dc.close();
-        }
-    }
-
-    @Override
-    public final int read(ByteBuffer dst) {
-        DocumentContext dc = next();
-        try {
-            if (!dc.isPresent()) {
-                return -1;
-            }
-            long index = dc.index();
-            int length = open(index, dc.wire().bytes());
-            if (length > dst.remaining()) {
-                throw new BufferTooSmallException(queueName, index, length, dst.remaining());
-            }
-            copyTo(dst, length);
-            lastReadIndex = index;
-            return length;
-        } catch (RuntimeException | Error e) {
-            dc.rollbackOnClose();
-            throw e;
-        } finally {
-            dc.close();
-        }
-    }
-
-    @Override
-    public final boolean read(Bytes<?> dst) {
-        DocumentContext dc = next();
-        try {
-            if (!dc.isPresent()) {
-                return false;
-            }
-            long index = dc.index();
-            int length = open(index, dc.wire().bytes());
-            copyTo(dst, length);
-            lastReadIndex = index;
-            return true;
-        } catch (RuntimeException | Error e) {
-            dc.rollbackOnClose();
-            throw e;
-        } finally {
-            dc.close();
-        }
-    }
-
-    @Override
-    public final boolean readDocument(ReadMarshallable reader) {
-        DocumentContext dc = next();
-        try {
-            if (!dc.isPresent()) {
-                return false;
-            }
-            long index = dc.index();
-            int length = open(index, dc.wire().bytes());
-            // A reader that throws leaves the excerpt unconsumed, like any other failed read.
-            reader.readMarshallable(documentWire(dc, length));
-            lastReadIndex = index;
-            return true;
         } catch (RuntimeException | Error e) {
             dc.rollbackOnClose();
             throw e;
