@@ -52,7 +52,7 @@ import java.util.stream.Stream;
 @Fork(1)
 public class QueueThroughputBenchmark {
 
-    @Param({"chronicle-raw", "library-plain", "library-ctr", "library-auth"})
+    @Param({"chronicle-raw", "library-plain", "library-ctr", "library-ctr-poly1305"})
     public String subject;
 
     @Param({"40", "256"})
@@ -97,7 +97,7 @@ public class QueueThroughputBenchmark {
             case "library-ctr":
                 queue = EnterpriseQueue.builder(dir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR).build();
                 break;
-            case "library-auth":
+            case "library-ctr-poly1305":
                 queue = EnterpriseQueue.builder(dir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
                 break;
             default:
