@@ -87,6 +87,8 @@ public final class LibrarySubject implements Subject {
         return dir;
     }
 
+    // producer() and consumer() mirror ChronicleRawSubject line by line on purpose: the two subjects
+    // differ only in the API under measurement (the library's vs raw Chronicle's).
     @Override
     public Producer producer() {
         QueueAppender appender = queue.createAppender();

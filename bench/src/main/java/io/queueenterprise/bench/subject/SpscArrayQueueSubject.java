@@ -20,6 +20,9 @@ public final class SpscArrayQueueSubject implements Subject {
 
     private final SpscArrayQueue<byte[]> queue;
     private final PooledMessages pool;
+    // Deliberately not shared with the other in-process peer through a java.util.Queue base class:
+    // one call site per queue type keeps each subject's JIT type profile monomorphic, so one peer's
+    // run does not slow another's inlining.
 
     SpscArrayQueueSubject(SubjectConfig config) {
         queue = new SpscArrayQueue<>(config.capacity());
