@@ -73,6 +73,51 @@ class SigkillRecoveryTest {
         }
     }
 
+    @Test
+    void twoProcessesAppendAtOnceAndTheKilledOneLosesNothingComplete() throws Exception {
+        Path queueDir = dir.resolve("queue");
+        Path keyDir = dir.resolve("keys");
+        TestKeys.writeKeyFile(keyDir, 1, TestKeys.randomMaterial());
+        int childRound = 0;
+        int parentRound = 1;
+        int parentExcerpts = 2_000;
+        Process writer = startWriter(queueDir, keyDir, childRound);
+        try {
+            awaitReady(writer);
+            // This process appends its own self-checking excerpts while the child does the same.
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).encrypted(keyDir).build();
+                 QueueAppender appender = queue.createAppender()) {
+                byte[] buffer = new byte[CrashingWriter.HEADER + 256];
+                CRC32 crc = new CRC32();
+                for (long sequence = 0; sequence < parentExcerpts; sequence++) {
+                    int payload = (int) (sequence % 256);
+                    for (int i = 0; i < payload; i++) {
+                        buffer[CrashingWriter.HEADER + i] = (byte) (sequence * 31 + i);
+                    }
+                    crc.reset();
+                    crc.update(buffer, CrashingWriter.HEADER, payload);
+                    ByteBuffer.wrap(buffer, 0, CrashingWriter.HEADER).putInt(parentRound).putLong(sequence).putLong(crc.getValue());
+                    appender.write(buffer, 0, CrashingWriter.HEADER + payload);
+                }
+            }
+        } finally {
+            writer.destroyForcibly();
+            assertTrue(writer.waitFor(30, TimeUnit.SECONDS), "writer died");
+        }
+        long[] next = new long[2];
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).encrypted(keyDir).build();
+             QueueTailer tailer = queue.createTailer()) {
+            byte[] buffer = new byte[CrashingWriter.HEADER + 65_536];
+            int n;
+            while ((n = tailer.read(buffer)) >= 0) {
+                Record record = Record.check(buffer, n);
+                assertEquals(next[record.round]++, record.sequence, "process " + record.round + ": in order, no gap");
+            }
+        }
+        assertEquals(parentExcerpts, next[parentRound], "every excerpt of the surviving process");
+        assertTrue(next[childRound] > 0, "the killed process wrote too");
+    }
+
     /** Reads the round's excerpts as they arrive, verifying each, until enough are seen; returns the count. */
     private static long readWhileWriting(Path queueDir, Path keyDir, int round) {
         long seen = 0;
