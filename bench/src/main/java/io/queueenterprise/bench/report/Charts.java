@@ -4,6 +4,7 @@ import io.queueenterprise.bench.harness.BenchResult;
 import io.queueenterprise.bench.harness.PointResult;
 import io.queueenterprise.bench.harness.SweepResult;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.AnnotationTextPanel;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
@@ -128,6 +129,7 @@ public final class Charts {
         chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         chart.getStyler().setXAxisLabelRotation(20);
         chart.getStyler().setYAxisDecimalPattern("#,##0.00");
+        boolean anyMet = false;
         for (int size : r.configuration().messageSizes) {
             List<String> cats = new ArrayList<>();
             List<Double> vals = new ArrayList<>();
@@ -139,10 +141,19 @@ public final class Charts {
                         : s.highestRateByBoundUs().get(Integer.toString(boundUs));
                 cats.add(s.subject());
                 vals.add(rate == null ? 0.0 : rate / 1e6);
+                anyMet |= rate != null && rate > 0;
             }
             if (!cats.isEmpty()) {
                 chart.addSeries(size + " B", cats, vals);
             }
+        }
+        if (!anyMet) {
+            // An all-zero bar chart reads as a rendering fault: say what it means on the chart itself.
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(1.0);
+            chart.addAnnotation(new AnnotationTextPanel(String.format(
+                    "No subject met %s <= %s us at any offered rate in this run (see the latency-for-throughput chart).",
+                    pct, Fmt.pct(bound)), 300, 320, true));
         }
         BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
     }
