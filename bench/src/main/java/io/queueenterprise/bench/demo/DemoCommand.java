@@ -1,6 +1,7 @@
 package io.queueenterprise.bench.demo;
 
 import io.queueenterprise.bench.cli.BenchCommand;
+import io.queueenterprise.bench.harness.Directories;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
@@ -10,7 +11,6 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +20,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -96,7 +95,7 @@ public final class DemoCommand implements Callable<Integer> {
             return BenchCommand.runQuickProfile();
         } finally {
             if (temporary && !keep) {
-                deleteRecursively(work);
+                Directories.deleteRecursively(work);
             }
         }
     }
@@ -210,20 +209,6 @@ public final class DemoCommand implements Callable<Integer> {
         }
         Files.writeString(keyDir.resolve("active"), "1\n");
         return keyDir;
-    }
-
-    private static void deleteRecursively(Path root) {
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static final class Result {

@@ -112,7 +112,7 @@ public final class JlbhCrossCheck {
             driver.join();
             task.awaitConsumer();
         } finally {
-            OpenLoopRun.deleteRecursively(dir);
+            Directories.deleteRecursively(dir);
         }
         if (failure.get() != null) {
             throw new IllegalStateException("JLBH cross-check failed: " + failure.get(), failure.get());

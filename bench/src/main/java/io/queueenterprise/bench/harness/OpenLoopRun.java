@@ -5,15 +5,11 @@ import io.queueenterprise.bench.subject.SubjectConfig;
 import io.queueenterprise.bench.subject.SubjectFactory;
 import org.HdrHistogram.Histogram;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
 /**
  * One open-loop, fixed-rate run: the producer thread busy-spins to each message's intended send
@@ -59,7 +55,7 @@ public final class OpenLoopRun {
             }
             return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile, null);
         } finally {
-            deleteRecursively(dir);
+            Directories.deleteRecursively(dir);
             LIVE_DIRS.remove(dir);
         }
     }
@@ -87,7 +83,7 @@ public final class OpenLoopRun {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             for (Path p : LIVE_DIRS) {
                 try {
-                    deleteRecursively(p);
+                    Directories.deleteRecursively(p);
                 } catch (RuntimeException ignored) {
                     // best effort at exit
                 }
@@ -197,22 +193,5 @@ public final class OpenLoopRun {
 
     private static final class ProducerDone {
         volatile boolean done;
-    }
-
-    static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.queueenterprise.bench.jmh;
 
+import io.queueenterprise.bench.harness.Directories;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.MasterKey;
@@ -27,13 +28,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Single-thread append + read of one excerpt, per subject, in one run: raw open-source Chronicle
@@ -133,10 +131,12 @@ public class QueueThroughputBenchmark {
             tailer.close();
             queue.close();
         }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Directories.deleteRecursively(dir);
+    }
+
+    @TearDown(Level.Trial)
+    public void release() {
+        payload.releaseLast();
+        received.releaseLast();
     }
 }
