@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /** PNG charts drawn with XChart. */
 public final class Charts {
@@ -120,33 +121,11 @@ public final class Charts {
     static void highestRate(BenchResult r, Integer boundUs, Path file) throws IOException {
         String pct = "p" + Fmt.pct(r.configuration().percentile);
         double bound = boundUs == null ? r.configuration().boundNs / 1000.0 : boundUs;
-        CategoryChart chart = new CategoryChartBuilder().width(1200).height(650)
-                .title(String.format("Highest offered rate with %s <= %s us (0 = never met)", pct, Fmt.pct(bound)))
-                .xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
-        style(chart.getStyler());
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-        chart.getStyler().setLabelsVisible(true);
-        chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-        chart.getStyler().setXAxisLabelRotation(20);
-        chart.getStyler().setYAxisDecimalPattern("#,##0.00");
-        boolean anyMet = false;
-        for (int size : r.configuration().messageSizes) {
-            List<String> cats = new ArrayList<>();
-            List<Double> vals = new ArrayList<>();
-            for (SweepResult s : r.results()) {
-                if (s.messageSize() != size) {
-                    continue;
-                }
-                Double rate = boundUs == null ? s.highestRateAtBound()
-                        : s.highestRateByBoundUs().get(Integer.toString(boundUs));
-                cats.add(s.subject());
-                vals.add(rate == null ? 0.0 : rate / 1e6);
-                anyMet |= rate != null && rate > 0;
-            }
-            if (!cats.isEmpty()) {
-                chart.addSeries(size + " B", cats, vals);
-            }
-        }
+        Function<SweepResult, Double> rateAtBound = s -> boundUs == null ? s.highestRateAtBound()
+                : s.highestRateByBoundUs().get(Integer.toString(boundUs));
+        CategoryChart chart = rateBars(r,
+                String.format("Highest offered rate with %s <= %s us (0 = never met)", pct, Fmt.pct(bound)), rateAtBound);
+        boolean anyMet = r.results().stream().map(rateAtBound).anyMatch(rate -> rate != null && rate > 0);
         if (!anyMet) {
             // An all-zero bar chart reads as a rendering fault: say what it means on the chart itself.
             chart.getStyler().setYAxisMin(0.0);
@@ -159,9 +138,15 @@ public final class Charts {
     }
 
     static void capacity(BenchResult r, Path file) throws IOException {
+        CategoryChart chart = rateBars(r, "Highest achieved rate, any latency (saturation throughput of the sweep)",
+                SweepResult::maxAchievedRate);
+        BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** A bar per subject and one series per message size, in millions of msg/s; a null rate is drawn as 0. */
+    private static CategoryChart rateBars(BenchResult r, String title, Function<SweepResult, Double> rate) {
         CategoryChart chart = new CategoryChartBuilder().width(1200).height(650)
-                .title("Highest achieved rate, any latency (saturation throughput of the sweep)")
-                .xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
+                .title(title).xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
         style(chart.getStyler());
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
         chart.getStyler().setLabelsVisible(true);
@@ -173,15 +158,16 @@ public final class Charts {
             List<Double> vals = new ArrayList<>();
             for (SweepResult s : r.results()) {
                 if (s.messageSize() == size) {
+                    Double value = rate.apply(s);
                     cats.add(s.subject());
-                    vals.add(s.maxAchievedRate() / 1e6);
+                    vals.add(value == null ? 0.0 : value / 1e6);
                 }
             }
             if (!cats.isEmpty()) {
                 chart.addSeries(size + " B", cats, vals);
             }
         }
-        BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
+        return chart;
     }
 
     private static void style(org.knowm.xchart.style.AxesChartStyler s) {
