@@ -50,12 +50,8 @@ final class EncryptedAppender implements QueueAppender {
 
     @Override
     public long write(BytesStore<?, ?> src) {
-        long remaining = src.readRemaining();
-        if (remaining > Integer.MAX_VALUE - 64) {
-            throw new ExcerptException(queueName, ExcerptException.UNKNOWN_INDEX, "excerpt of " + remaining + " bytes is too large", null);
-        }
-        int length = (int) remaining;
-        byte[] buf = staging(length);
+        byte[] buf = staging(src.readRemaining());
+        int length = (int) src.readRemaining();
         src.read(src.readPosition(), buf, HEADER, length);
         return sealAndAppend(buf, length);
     }
@@ -88,12 +84,12 @@ final class EncryptedAppender implements QueueAppender {
     }
 
     /** The staging array, grown (rarely; never in steady state) to hold an envelope of this plaintext length. */
-    private byte[] staging(int plaintextLength) {
+    private byte[] staging(long plaintextLength) {
         if (plaintextLength > Envelope.MAX_PLAINTEXT_LENGTH) {
             throw new ExcerptException(queueName, ExcerptException.UNKNOWN_INDEX,
                     "excerpt of " + plaintextLength + " bytes is too large to seal", null);
         }
-        int needed = HEADER + plaintextLength + Envelope.TAG_LENGTH;
+        int needed = HEADER + (int) plaintextLength + Envelope.TAG_LENGTH;
         if (staging.length < needed) {
             staging = new byte[Math.max(needed, staging.length * 2)];
         }

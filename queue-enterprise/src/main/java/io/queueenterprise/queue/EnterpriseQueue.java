@@ -41,6 +41,7 @@ import java.util.stream.Stream;
  */
 public final class EnterpriseQueue implements AutoCloseable {
     static {
+        // Before the Builder's defaults load the first Chronicle classes (its start-up banner).
         ChronicleSettings.apply();
     }
 
@@ -266,6 +267,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         }
 
         public EnterpriseQueue build() {
+            // Again per queue: the application may have cleared the property since this class loaded.
             ChronicleSettings.apply();
             boolean wantEncrypted = keyRing != null || keyDirectory != null;
             String label = name != null ? name : replicaOf != null ? replicaOf.name()

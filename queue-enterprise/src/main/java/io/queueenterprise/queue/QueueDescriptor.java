@@ -93,29 +93,21 @@ public final class QueueDescriptor {
 
     // ---------------------------------------------------------------- file form
 
+    /** The file form: a Java properties file (Properties escapes the name, whatever characters it has). */
     String toText() {
-        StringBuilder out = new StringBuilder()
-                .append("# Queue Enterprise queue descriptor. Not secret; do not edit. Replicas carry a copy.\n")
-                .append("format=").append(FORMAT_VERSION).append('\n')
-                .append("name=").append(escape(name)).append('\n')
-                .append("encryption=").append(cipherMode == null ? "NONE" : cipherMode.name()).append('\n')
-                .append("incarnation=").append(HEX.formatHex(incarnationId)).append('\n');
-        keyFingerprints.forEach((id, fp) -> out.append("key.").append(id).append(".fingerprint=")
-                .append(HEX.toHexDigits(fp)).append('\n'));
-        return out.toString();
-    }
-
-    private static String escape(String value) {
         Properties p = new Properties();
-        p.setProperty("k", value);
-        StringWriter w = new StringWriter();
+        p.setProperty("format", Integer.toString(FORMAT_VERSION));
+        p.setProperty("name", name);
+        p.setProperty("encryption", cipherMode == null ? "NONE" : cipherMode.name());
+        p.setProperty("incarnation", HEX.formatHex(incarnationId));
+        keyFingerprints.forEach((id, fp) -> p.setProperty("key." + id + ".fingerprint", HEX.toHexDigits(fp)));
+        StringWriter out = new StringWriter();
         try {
-            p.store(w, null);
+            p.store(out, "Queue Enterprise queue descriptor. Not secret; do not edit. Replicas carry a copy.");
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new UncheckedIOException(e); // a StringWriter does not fail
         }
-        String stored = w.toString().lines().filter(l -> l.startsWith("k=")).findFirst().orElseThrow();
-        return stored.substring(2);
+        return out.toString();
     }
 
     static QueueDescriptor parse(String queueLabel, String text) {

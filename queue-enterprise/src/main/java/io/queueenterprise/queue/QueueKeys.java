@@ -91,27 +91,35 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         QueueDescriptor current = descriptor;
         for (Map.Entry<Integer, Long> recorded : current.keyFingerprints().entrySet()) {
             int keyId = recorded.getKey();
-            if (candidate.contains(keyId)) {
-                long fingerprint = QueueKey.derive(candidate.key(keyId), identity).fingerprint();
-                if (fingerprint != recorded.getValue()) {
-                    throw new QueueConfigurationException(current.name(), QueueConfigurationException.Problem.WRONG_KEY,
-                            "key id " + keyId + " is not the key this queue was written with (fingerprint mismatch)");
-                }
+            if (candidate.contains(keyId) && fingerprint(candidate, keyId) != recorded.getValue()) {
+                throw wrongKey(keyId);
             }
         }
         int active = candidate.activeKeyId();
         if (!current.keyFingerprints().containsKey(active) && !readOnly) {
-            long fingerprint = QueueKey.derive(candidate.key(active), identity).fingerprint();
+            long fingerprint = fingerprint(candidate, active);
             QueueDescriptor updated = QueueDescriptor.recordFingerprint(queueDir, active, fingerprint);
-            Long winner = updated.keyFingerprints().get(active);
-            if (winner != fingerprint) {
-                // Another process recorded a different key under the same id first.
-                throw new QueueConfigurationException(current.name(), QueueConfigurationException.Problem.WRONG_KEY,
-                        "key id " + active + " is not the key this queue was written with (fingerprint mismatch)");
+            if (updated.keyFingerprints().get(active) != fingerprint) {
+                throw wrongKey(active); // another process recorded a different key under this id first
             }
             descriptor = updated;
         }
         ring = candidate;
+    }
+
+    /** The key check value of a key id for this queue; the derived key material is wiped at once. */
+    private long fingerprint(KeyRing candidate, int keyId) {
+        QueueKey derived = QueueKey.derive(candidate.key(keyId), identity);
+        try {
+            return derived.fingerprint();
+        } finally {
+            derived.destroy();
+        }
+    }
+
+    private QueueConfigurationException wrongKey(int keyId) {
+        return new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.WRONG_KEY,
+                "key id " + keyId + " is not the key this queue was written with (fingerprint mismatch)");
     }
 
     private void startReloading(Duration interval) {
