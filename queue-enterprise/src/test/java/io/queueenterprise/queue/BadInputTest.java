@@ -137,7 +137,7 @@ class BadInputTest {
         }
         Path cycleFile = cycleFiles().get(0);
         byte[] file = Files.readAllBytes(cycleFile);
-        int at = indexOf(file, sealed);
+        int at = ByteSearch.indexOf(file, sealed);
         assertTrue(at > 0, "envelope found in the cycle file");
         try (RandomAccessFile raf = new RandomAccessFile(cycleFile.toFile(), "rw")) {
             int victim = at + sealed.length / 2;
@@ -250,18 +250,5 @@ class BadInputTest {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
         }
-    }
-
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 }

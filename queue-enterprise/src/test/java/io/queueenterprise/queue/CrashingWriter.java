@@ -28,16 +28,19 @@ public final class CrashingWriter {
             System.out.println("ready");
             System.out.flush();
             for (long sequence = 0; ; sequence++) {
-                int payload = random.nextInt(65_536);
-                for (int i = 0; i < payload; i++) {
-                    buffer[HEADER + i] = (byte) (sequence * 31 + i);
-                }
-                crc.reset();
-                crc.update(buffer, HEADER, payload);
-                ByteBuffer header = ByteBuffer.wrap(buffer, 0, HEADER);
-                header.putInt(round).putLong(sequence).putLong(crc.getValue());
-                appender.write(buffer, 0, HEADER + payload);
+                appender.write(buffer, 0, encode(buffer, round, sequence, random.nextInt(65_536), crc));
             }
         }
+    }
+
+    /** Writes one self-checking record (header, then a payload derived from the sequence) into {@code buffer}; returns its length. */
+    static int encode(byte[] buffer, int round, long sequence, int payload, CRC32 crc) {
+        for (int i = 0; i < payload; i++) {
+            buffer[HEADER + i] = (byte) (sequence * 31 + i);
+        }
+        crc.reset();
+        crc.update(buffer, HEADER, payload);
+        ByteBuffer.wrap(buffer, 0, HEADER).putInt(round).putLong(sequence).putLong(crc.getValue());
+        return HEADER + payload;
     }
 }

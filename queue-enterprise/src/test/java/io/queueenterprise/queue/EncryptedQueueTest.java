@@ -137,7 +137,7 @@ class EncryptedQueueTest {
             List<Path> cycleFiles = files.filter(p -> p.toString().endsWith(".cq4")).toList();
             assertFalse(cycleFiles.isEmpty());
             for (Path file : cycleFiles) {
-                assertFalse(contains(Files.readAllBytes(file), needle), "plaintext found in " + file);
+                assertFalse(ByteSearch.contains(Files.readAllBytes(file), needle), "plaintext found in " + file);
             }
         }
         try (ChronicleQueue oss = SingleChronicleQueueBuilder.single(dir.toFile()).readOnly(true).build();
@@ -148,7 +148,7 @@ class EncryptedQueueTest {
                     assertEquals(indexes.get(i), dc.index());
                     byte[] raw = dc.wire().bytes().toByteArray();
                     assertEquals(Envelope.sealedLength(mode, (secret + i).length()), raw.length);
-                    assertFalse(contains(raw, needle));
+                    assertFalse(ByteSearch.contains(raw, needle));
                 }
             }
         }
@@ -218,18 +218,5 @@ class EncryptedQueueTest {
                 assertEquals(queue.lastIndex(), e.index());
             }
         }
-    }
-
-    static boolean contains(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
     }
 }

@@ -126,4 +126,22 @@ class PlainQueueTest {
             assertArrayEquals(new byte[]{1}, one);
         }
     }
+
+    /** The control for EncryptedQueueTest's plaintext search: the same search finds what a plain queue wrote. */
+    @Test
+    void thePlaintextSearchFindsWhatAPlainQueueWrote() throws java.io.IOException {
+        byte[] needle = "PLAIN-CONTROL-ORDER-".getBytes(StandardCharsets.UTF_8);
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).build(); QueueAppender appender = queue.createAppender()) {
+            appender.write(needle);
+        }
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            assertTrue(files.filter(p -> p.toString().endsWith(".cq4")).anyMatch(p -> {
+                try {
+                    return ByteSearch.contains(java.nio.file.Files.readAllBytes(p), needle);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }));
+        }
+    }
 }

@@ -90,14 +90,7 @@ class SigkillRecoveryTest {
                 byte[] buffer = new byte[CrashingWriter.HEADER + 256];
                 CRC32 crc = new CRC32();
                 for (long sequence = 0; sequence < parentExcerpts; sequence++) {
-                    int payload = (int) (sequence % 256);
-                    for (int i = 0; i < payload; i++) {
-                        buffer[CrashingWriter.HEADER + i] = (byte) (sequence * 31 + i);
-                    }
-                    crc.reset();
-                    crc.update(buffer, CrashingWriter.HEADER, payload);
-                    ByteBuffer.wrap(buffer, 0, CrashingWriter.HEADER).putInt(parentRound).putLong(sequence).putLong(crc.getValue());
-                    appender.write(buffer, 0, CrashingWriter.HEADER + payload);
+                    appender.write(buffer, 0, CrashingWriter.encode(buffer, parentRound, sequence, (int) (sequence % 256), crc));
                 }
             }
         } finally {
