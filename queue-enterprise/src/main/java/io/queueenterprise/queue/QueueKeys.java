@@ -79,10 +79,14 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         if (source == null) {
             return false;
         }
-        if (!source.reloadIfChanged()) {
+        source.reloadIfChanged();
+        // Compare with what this queue installed, not with what the source read last: a ring refused
+        // once stays refused (and reported) until the directory is fixed.
+        KeyRing latest = source.current();
+        if (latest == ring) {
             return false;
         }
-        install(source.current());
+        install(latest);
         return true;
     }
 

@@ -86,6 +86,7 @@ class KeyRotationTest {
             Files.write(keys.resolve("1.key"), TestKeys.randomMaterial());
             QueueConfigurationException e = assertThrows(QueueConfigurationException.class, queue::reloadKeys);
             assertEquals(QueueConfigurationException.Problem.WRONG_KEY, e.problem());
+            assertThrows(QueueConfigurationException.class, queue::reloadKeys, "still refused, not silently ignored");
             appender.write(new byte[]{2});
             byte[] buffer = new byte[4];
             assertEquals(1, tailer.read(buffer));
