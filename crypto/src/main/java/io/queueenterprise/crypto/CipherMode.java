@@ -4,7 +4,10 @@ package io.queueenterprise.crypto;
 public enum CipherMode {
     /** AES-128 in counter mode: confidentiality only, no integrity (tampering is NOT detected). */
     AES_128_CTR(1, 0),
-    /** AES-128 in counter mode plus a Poly1305-AES tag over header and ciphertext: authenticated. */
+    /**
+     * AES-128 in counter mode plus a Poly1305 tag under a one-time key (AES of counter blocks 0 and 1 of the
+     * excerpt's nonce) over header, ciphertext and, when bound, the excerpt's index: authenticated.
+     */
     AES_128_CTR_POLY1305(2, 16);
 
     private static final CipherMode[] BY_CODE = {null, AES_128_CTR, AES_128_CTR_POLY1305};

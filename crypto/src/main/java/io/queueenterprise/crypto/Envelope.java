@@ -5,33 +5,43 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Envelope format v1: the bytes stored as one excerpt. All multi-byte header fields are little-endian.
+ * Envelope format v2: the bytes stored as one excerpt. Multi-byte header fields are little-endian.
  *
  * <pre>
- * offset 0  u8   format version = 1
- * offset 1  u8   mode (see {@link CipherMode#wireCode()})
- * offset 2  u16  key id (0..65535)
- * offset 4  i32  salt: 32 random bits drawn per write
- * offset 8  ...  ciphertext (same length as the plaintext)
- * tail      16   Poly1305 tag (authenticated mode only)
+ * offset 0   u8   format version = 2
+ * offset 1   u8   mode (low 4 bits, {@link CipherMode#wireCode()}) | flags (high 4 bits: 0x10 = index bound)
+ * offset 2   u16  key id (0..65535)
+ * offset 4   u32  writer sequence: 0, 1, 2, ... per writer epoch, never repeated within one epoch
+ * offset 8   u64  writer epoch: unique per writer session (random, or derived from a leadership term)
+ * offset 16  ...  ciphertext (same length as the plaintext)
+ * tail       16   Poly1305 tag (authenticated mode only)
  * </pre>
  *
- * The excerpt index is not stored: the caller passes it to seal and open.
+ * The nonce is (writer epoch, writer sequence): it does not depend on the excerpt's index, so a writer that
+ * does not know where its excerpt will land (a remote client) can seal. Where the index is known (a local
+ * appender, inside Chronicle's write lock), the envelope is flagged "index bound" and the index enters the
+ * authenticator, so an excerpt moved, reordered or replayed to another index fails authentication.
+ * The index itself is not stored. See docs/crypto.md for the construction and the nonce argument.
  */
 public final class Envelope {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int VERSION_OFFSET = 0;
     public static final int MODE_OFFSET = 1;
     public static final int KEY_ID_OFFSET = 2;
-    public static final int SALT_OFFSET = 4;
-    public static final int HEADER_LENGTH = 8;
+    public static final int SEQUENCE_OFFSET = 4;
+    public static final int EPOCH_OFFSET = 8;
+    public static final int HEADER_LENGTH = 16;
     /** Where the ciphertext (and, after open, the plaintext) starts, relative to the envelope. */
     public static final int PAYLOAD_OFFSET = HEADER_LENGTH;
     public static final int TAG_LENGTH = 16;
     public static final int MAX_KEY_ID = 0xFFFF;
+    /** Flag in the mode byte: the excerpt's index is part of the authenticated data. */
+    public static final int FLAG_INDEX_BOUND = 0x10;
+    private static final int MODE_MASK = 0x0F;
+    private static final int KNOWN_FLAGS = FLAG_INDEX_BOUND;
     /**
-     * The cryptographic limit of one envelope's plaintext: (2^32 - 2) AES blocks, because the 32-bit
-     * block counter starts at 1 (block 0 is the Poly1305 pad). An {@code int} length can never reach it.
+     * The cryptographic limit of one envelope's plaintext: (2^32 - 2) AES blocks, because the 32-bit block
+     * counter starts at 2 (blocks 0 and 1 make the one-time Poly1305 key). An {@code int} length never reaches it.
      */
     public static final long MAX_CRYPTO_PLAINTEXT_LENGTH = ((1L << 32) - 2) * 16;
     /** The largest plaintext accepted: the envelope length must still fit an {@code int}. */
@@ -39,6 +49,7 @@ public final class Envelope {
 
     private static final VarHandle U16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle I32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle I64 = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private Envelope() {
     }
@@ -57,7 +68,7 @@ public final class Envelope {
     /**
      * Plaintext length of the envelope at {@code bytes[off .. off+envelopeLength)}, from its mode byte.
      *
-     * @throws EnvelopeException TRUNCATED, UNSUPPORTED_VERSION or UNKNOWN_MODE (index unknown here)
+     * @throws EnvelopeException TRUNCATED, UNSUPPORTED_VERSION, UNKNOWN_MODE or MALFORMED (index unknown here)
      */
     public static int plaintextLength(byte[] bytes, int off, int envelopeLength) {
         java.util.Objects.checkFromIndexSize(off, envelopeLength, bytes.length);
@@ -69,18 +80,25 @@ public final class Envelope {
         return envelopeLength - mode.overhead();
     }
 
-    /** Validates length, version and mode; returns the mode. */
+    /** Validates length, version, mode and flags; returns the mode. */
     static CipherMode checkHeader(byte[] bytes, int off, int envelopeLength, long index) {
         if (envelopeLength < HEADER_LENGTH) {
             throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, EnvelopeException.UNKNOWN_KEY_ID);
         }
-        if (version(bytes, off) != VERSION) {
-            throw new EnvelopeException(EnvelopeException.Reason.UNSUPPORTED_VERSION, index,
-                    EnvelopeException.UNKNOWN_KEY_ID);
+        int version = version(bytes, off);
+        if (version != VERSION) {
+            throw new EnvelopeException(version == 1 ? EnvelopeException.Reason.VERSION_1_DROPPED
+                    : EnvelopeException.Reason.UNSUPPORTED_VERSION, index, EnvelopeException.UNKNOWN_KEY_ID);
         }
-        CipherMode mode = CipherMode.fromWireCode(bytes[off + MODE_OFFSET] & 0xFF);
+        int modeByte = bytes[off + MODE_OFFSET] & 0xFF;
+        CipherMode mode = CipherMode.fromWireCode(modeByte & MODE_MASK);
         if (mode == null) {
             throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_MODE, index, keyId(bytes, off));
+        }
+        int flags = modeByte & ~MODE_MASK;
+        if ((flags & ~KNOWN_FLAGS) != 0 || (!mode.authenticated() && flags != 0)) {
+            // Unknown flags, or an index binding claimed where nothing is authenticated.
+            throw new EnvelopeException(EnvelopeException.Reason.MALFORMED, index, keyId(bytes, off));
         }
         return mode;
     }
@@ -89,24 +107,36 @@ public final class Envelope {
         return bytes[off + VERSION_OFFSET] & 0xFF;
     }
 
-    /** The raw mode byte (0..255); see {@link CipherMode#fromWireCode(int)}. */
-    public static int modeCode(byte[] bytes, int off) {
+    /** The raw mode byte (0..255): mode code in the low 4 bits, flags in the high 4 bits. */
+    public static int modeByte(byte[] bytes, int off) {
         return bytes[off + MODE_OFFSET] & 0xFF;
+    }
+
+    /** Whether the envelope claims that its index is authenticated (checked by the tag, not by this call). */
+    public static boolean indexBound(byte[] bytes, int off) {
+        return (bytes[off + MODE_OFFSET] & FLAG_INDEX_BOUND) != 0;
     }
 
     public static int keyId(byte[] bytes, int off) {
         return (short) U16.get(bytes, off + KEY_ID_OFFSET) & 0xFFFF;
     }
 
-    public static int salt(byte[] bytes, int off) {
-        return (int) I32.get(bytes, off + SALT_OFFSET);
+    /** The writer sequence as an unsigned 32-bit value in an int (compare with {@link Integer#compareUnsigned}). */
+    public static int sequence(byte[] bytes, int off) {
+        return (int) I32.get(bytes, off + SEQUENCE_OFFSET);
     }
 
-    static void writeHeader(byte[] bytes, int off, CipherMode mode, int keyId, int salt) {
+    public static long epoch(byte[] bytes, int off) {
+        return (long) I64.get(bytes, off + EPOCH_OFFSET);
+    }
+
+    static void writeHeader(byte[] bytes, int off, CipherMode mode, boolean indexBound, int keyId, long epoch,
+                            int sequence) {
         bytes[off + VERSION_OFFSET] = (byte) VERSION;
-        bytes[off + MODE_OFFSET] = (byte) mode.wireCode();
+        bytes[off + MODE_OFFSET] = (byte) (mode.wireCode() | (indexBound ? FLAG_INDEX_BOUND : 0));
         U16.set(bytes, off + KEY_ID_OFFSET, (short) keyId);
-        I32.set(bytes, off + SALT_OFFSET, salt);
+        I32.set(bytes, off + SEQUENCE_OFFSET, sequence);
+        I64.set(bytes, off + EPOCH_OFFSET, epoch);
     }
 
     static void checkPlaintextLength(int plaintextLength) {

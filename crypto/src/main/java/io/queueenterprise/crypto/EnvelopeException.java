@@ -17,8 +17,12 @@ public final class EnvelopeException extends QueueCryptoException {
     public enum Reason {
         /** Shorter than the header, or than header plus tag. */
         TRUNCATED,
-        /** Format version byte is not 1. */
+        /** Format version byte names no format this library reads. */
         UNSUPPORTED_VERSION,
+        /** Format version 1 (before the v2 redesign): no longer read; nothing of it was ever deployed. */
+        VERSION_1_DROPPED,
+        /** Unknown flag bits, or an index binding claimed in a mode that authenticates nothing. */
+        MALFORMED,
         /** Mode byte names no known mode. */
         UNKNOWN_MODE,
         /**
@@ -29,7 +33,12 @@ public final class EnvelopeException extends QueueCryptoException {
         /** The key ring holds no key with the envelope's key id. */
         UNKNOWN_KEY_ID,
         /** Tag mismatch: the envelope was tampered with, moved to another index, or the key is wrong. */
-        AUTHENTICATION_FAILED
+        AUTHENTICATION_FAILED,
+        /**
+         * An authentic envelope not bound to its index whose writer sequence is not above the last one this
+         * reader took from the same writer epoch: replayed or reordered.
+         */
+        REPLAYED_OR_REORDERED
     }
 
     private final Reason reason;
@@ -53,11 +62,14 @@ public final class EnvelopeException extends QueueCryptoException {
     private static String describe(Reason reason) {
         switch (reason) {
             case TRUNCATED: return " (envelope shorter than its header/tag)";
-            case UNSUPPORTED_VERSION: return " (envelope format version is not 1)";
+            case UNSUPPORTED_VERSION: return " (envelope format version is not " + Envelope.VERSION + ")";
+            case VERSION_1_DROPPED: return " (envelope format 1 is no longer read; see docs/crypto.md)";
+            case MALFORMED: return " (unknown flag bits in the mode byte)";
             case UNKNOWN_MODE: return " (mode byte names no known cipher mode)";
             case MODE_MISMATCH: return " (envelope mode differs from the queue's configured mode)";
             case UNKNOWN_KEY_ID: return " (no such key in the key ring)";
             case AUTHENTICATION_FAILED: return " (tampered, moved to another index, or wrong key)";
+            case REPLAYED_OR_REORDERED: return " (writer sequence not above the last one read from this writer)";
             default: return "";
         }
     }

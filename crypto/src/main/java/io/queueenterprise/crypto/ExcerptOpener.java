@@ -5,35 +5,57 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * Opens envelopes in place. One per tailer thread: NOT thread-safe. Zero allocation in steady state: derived
- * keys are cached per key id (allocation only the first time a key id is seen, or after the ring changed).
+ * Opens envelopes. One per reader thread: NOT thread-safe. Zero allocation in steady state: derived keys are
+ * cached per key id (allocation only the first time a key id is seen, or after the ring changed).
+ *
+ * <p>Two steps, so that what is checked is exactly what is decrypted: {@link #verify} checks the header and,
+ * in the authenticated mode, the tag over the caller's private copy of the envelope; {@link #decryptTo} then
+ * decrypts that same copy into the destination. Nothing is decrypted before the tag is checked, so a failed
+ * open never writes plaintext anywhere. Callers copy the envelope out of shared (mapped) memory first: checking
+ * mapped bytes and decrypting them again would let another process change them in between.
  *
  * <p>The opener is pinned to the queue's {@link CipherMode}: an envelope carrying the other mode is refused
- * ({@link EnvelopeException.Reason#MODE_MISMATCH}); otherwise an attacker could strip the tag of an
- * authenticated envelope and relabel it as CTR (the keystream is the same in both modes).
+ * ({@link EnvelopeException.Reason#MODE_MISMATCH}); keys are also derived per mode, so a relabelled envelope
+ * would not open anyway.
  *
- * <p>In {@link CipherMode#AES_128_CTR} nothing is verified: a tampered, moved or wrong-key envelope opens to
- * garbage without an exception. Check {@link #keyFingerprint(int)} against the queue descriptor to catch a
- * wrong key.
+ * <p>Index-bound envelopes fail authentication at any other index. Envelopes not bound to an index (remote
+ * writers) must come in increasing writer sequence per writer epoch; a repeat or a step back is
+ * {@link EnvelopeException.Reason#REPLAYED_OR_REORDERED}. {@link #forgetWriterOrder()} resets that memory when
+ * the reader moves.
+ *
+ * <p>In {@link CipherMode#AES_128_CTR} nothing is verified: a tampered or wrong-key envelope opens to garbage
+ * without an exception. The library checks key fingerprints against the queue descriptor to catch a wrong key.
  */
 public final class ExcerptOpener {
     private final QueueIdentity queue;
     private final Supplier<KeyRing> keyRing;
     private final CipherMode mode;
     private final CryptoEngine engine;
-    private final CtrKeystream ctr = new CtrKeystream();
-    private final byte[] pad = new byte[16];
+    private final NonceKeystream keystream;
+    private final Poly1305 mac;
+    private final WriterSequences writerOrder = new WriterSequences();
 
     private KeyRing cachedRing;
     private KeyContext[] cache = new KeyContext[4];
     private int cached;
     private KeyContext last;
 
+    /** The envelope last verified, for {@link #decryptTo}; null when none is pending. */
+    private byte[] verifiedBuffer;
+    private int verifiedOffset;
+    private int verifiedLength;
+    private KeyContext verifiedKey;
+    private long verifiedEpoch;
+    private int verifiedSequence;
+    private boolean verifiedIndexBound;
+
     public ExcerptOpener(QueueIdentity queue, Supplier<KeyRing> keyRing, CipherMode mode, CryptoEngine engine) {
         this.queue = Objects.requireNonNull(queue, "queue");
         this.keyRing = Objects.requireNonNull(keyRing, "keyRing");
         this.mode = Objects.requireNonNull(mode, "mode");
         this.engine = Objects.requireNonNull(engine, "engine");
+        this.keystream = new NonceKeystream(mode.authenticated());
+        this.mac = mode.authenticated() ? new Poly1305() : null;
         this.cachedRing = Objects.requireNonNull(keyRing.get(), "key ring");
     }
 
@@ -42,17 +64,19 @@ public final class ExcerptOpener {
     }
 
     /**
-     * Opens the envelope at {@code buf[off .. off + envelopeLength)} in place. In authenticated mode the tag is
-     * verified (constant time) BEFORE anything is decrypted; on failure the buffer still holds the ciphertext.
+     * Checks the envelope at {@code env[off .. off + envelopeLength)}: header, and in authenticated mode the tag
+     * (constant time) with {@code index} bound when the envelope says so. Decrypts nothing.
      *
-     * @param index the excerpt's queue index, as the tailer reports it
-     * @return the plaintext length; the plaintext is at {@code buf[off + 8 ..]}
-     * @throws EnvelopeException if the envelope is malformed, uses an unknown key id or fails authentication
+     * @param index the excerpt's queue index, as the reader found it
+     * @return the plaintext length; call {@link #decryptTo} to get the plaintext
+     * @throws EnvelopeException if the envelope is malformed, uses an unknown key id, fails authentication, or
+     *                           (not index bound) repeats or steps back in its writer's sequence
      */
-    public int openInPlace(long index, byte[] buf, int off, int envelopeLength) {
-        Objects.checkFromIndexSize(off, envelopeLength, buf.length);
-        CipherMode m = Envelope.checkHeader(buf, off, envelopeLength, index);
-        int keyId = Envelope.keyId(buf, off);
+    public int verify(long index, byte[] env, int off, int envelopeLength) {
+        Objects.checkFromIndexSize(off, envelopeLength, env.length);
+        verifiedBuffer = null;
+        CipherMode m = Envelope.checkHeader(env, off, envelopeLength, index);
+        int keyId = Envelope.keyId(env, off);
         if (m != mode) {
             throw new EnvelopeException(EnvelopeException.Reason.MODE_MISMATCH, index, keyId);
         }
@@ -64,16 +88,67 @@ public final class ExcerptOpener {
         if (k == null) {
             throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_KEY_ID, index, keyId);
         }
-        int salt = Envelope.salt(buf, off);
-        int payload = off + Envelope.PAYLOAD_OFFSET;
-        Poly1305Aes mac = k.mac;
-        ctr.begin(k.aes, index, salt, 1, plainLen, mac == null ? null : pad);
-        if (mac != null && !mac.verify(buf, off, Envelope.HEADER_LENGTH + plainLen, pad, buf, payload + plainLen)) {
-            ctr.wipe();
-            throw new EnvelopeException(EnvelopeException.Reason.AUTHENTICATION_FAILED, index, keyId);
+        long epoch = Envelope.epoch(env, off);
+        int sequence = Envelope.sequence(env, off);
+        boolean indexBound = Envelope.indexBound(env, off);
+        keystream.locate(k.aes, epoch, sequence, plainLen);
+        if (mac != null) {
+            int payload = off + Envelope.PAYLOAD_OFFSET;
+            mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
+            mac.absorbPadded(env, off, Envelope.HEADER_LENGTH);
+            mac.absorbPadded(env, payload, plainLen);
+            mac.absorbLengths(indexBound ? index : 0L, plainLen);
+            if (!mac.verify(env, payload + plainLen)) {
+                throw new EnvelopeException(EnvelopeException.Reason.AUTHENTICATION_FAILED, index, keyId);
+            }
+            if (!indexBound && !writerOrder.isNext(epoch, sequence)) {
+                throw new EnvelopeException(EnvelopeException.Reason.REPLAYED_OR_REORDERED, index, keyId);
+            }
         }
-        ctr.finish(k.aes, index, salt, 1, buf, payload, plainLen);
+        verifiedBuffer = env;
+        verifiedOffset = off;
+        verifiedLength = plainLen;
+        verifiedKey = k;
+        verifiedEpoch = epoch;
+        verifiedSequence = sequence;
+        verifiedIndexBound = indexBound;
         return plainLen;
+    }
+
+    /**
+     * Decrypts the envelope last passed to {@link #verify} (from the same buffer, which must not have changed)
+     * into {@code dst[dstOff .. dstOff + plaintext length)}; in place when {@code dst} is that buffer at
+     * offset + 16. Counts the excerpt as taken for the writer-order check.
+     */
+    public void decryptTo(byte[] dst, int dstOff) {
+        byte[] env = verifiedBuffer;
+        if (env == null) {
+            throw new IllegalStateException("decryptTo without a successful verify");
+        }
+        verifiedBuffer = null;
+        Objects.checkFromIndexSize(dstOff, verifiedLength, dst.length);
+        keystream.xor(verifiedKey.aes, verifiedEpoch, verifiedSequence, env, verifiedOffset + Envelope.PAYLOAD_OFFSET,
+                dst, dstOff, verifiedLength);
+        if (mac != null && !verifiedIndexBound) {
+            writerOrder.take(verifiedEpoch, verifiedSequence);
+        }
+    }
+
+    /**
+     * Opens the envelope at {@code buf[off .. off + envelopeLength)} in place: {@link #verify}, then
+     * {@link #decryptTo} at {@code off + 16}. On failure the buffer still holds the ciphertext.
+     *
+     * @return the plaintext length; the plaintext is at {@code buf[off + 16 ..]}
+     */
+    public int openInPlace(long index, byte[] buf, int off, int envelopeLength) {
+        int length = verify(index, buf, off, envelopeLength);
+        decryptTo(buf, off + Envelope.PAYLOAD_OFFSET);
+        return length;
+    }
+
+    /** Forgets the writer order seen so far: call when the reader moves to another position. */
+    public void forgetWriterOrder() {
+        writerOrder.clear();
     }
 
     /**
@@ -96,6 +171,17 @@ public final class ExcerptOpener {
 
     public CryptoEngine engine() {
         return engine;
+    }
+
+    /** Wipes precomputed keystream and derived keys; the opener cannot be used afterwards. */
+    public void destroy() {
+        keystream.wipe();
+        if (mac != null) {
+            mac.wipe();
+        }
+        for (int i = 0; i < cached; i++) {
+            cache[i].queueKey.destroy();
+        }
     }
 
     /** The working state for a key id, or null if the current ring lacks it. */

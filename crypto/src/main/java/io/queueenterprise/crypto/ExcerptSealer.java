@@ -1,49 +1,68 @@
 package io.queueenterprise.crypto;
 
-import java.security.SecureRandom;
 import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * Seals excerpts in place. One per appender thread: NOT thread-safe. Zero allocation in steady state; it
- * re-derives keys only when the key ring object returned by the supplier changes and names another active key.
+ * Seals excerpts. One per writer session (an appender thread, a remote client session): NOT thread-safe.
+ * Zero allocation in steady state; it re-derives keys only when the key ring names another active key.
  *
- * <p>Salt: a per-sealer 32-bit sequence, a bijective mix (murmur3 fmix32) of a Weyl counter whose start and
- * step are seeded from {@link SecureRandom} at construction. Its job is uniqueness when the same index is
- * sealed again (a write rolled back or torn by a crash and rewritten), not secrecy: one sealer never repeats
- * a salt within 2^32 seals, and two sealers (e.g. before and after a crash) collide with probability 2^-32.
+ * <p>Nonce = (writer epoch, writer sequence): the epoch comes from {@link WriterEpochs} when the sealer is
+ * made (and again after 2^32 seals), the sequence counts 0, 1, 2, ... So one sealer never repeats a nonce,
+ * and two sealers share one only if their epochs collide (see {@link WriterEpochs}).
+ *
+ * <p>Two-phase sealing for writers that learn the index late: {@link #beginSeal} does all the work that does
+ * not need the index (key refresh, AES, encryption, Poly1305 over header and ciphertext) before the caller
+ * takes Chronicle's write lock; {@link #completeSeal(long)} absorbs the index and writes the tag inside it.
+ * {@link #sealUnbound} is for writers that never learn the index (a remote client).
  */
 public final class ExcerptSealer {
+    private static final long SEQUENCES_PER_EPOCH = 1L << 32;
+
     private final QueueIdentity queue;
     private final Supplier<KeyRing> keyRing;
     private final CipherMode mode;
     private final CryptoEngine engine;
-    private final CtrKeystream ctr = new CtrKeystream();
-    private final byte[] pad = new byte[16];
+    private final WriterEpochs epochs;
+    private final NonceKeystream keystream;
+    private final Poly1305 mac;
 
     private KeyRing cachedRing;
     private KeyContext active;
-    private int saltState;
-    private final int saltStep;
+    private long epoch;
+    private long sealedInEpoch;
+
+    /** The envelope waiting for {@link #completeSeal}: its buffer, offset and plaintext length; null when none. */
+    private byte[] pendingBuffer;
+    private int pendingOffset;
+    private int pendingLength;
 
     /**
-     * @param keyRing read once per seal (make it a volatile read, e.g. {@link KeyRingSource#current()} or
-     *                {@code AtomicReference::get}); its active key seals new excerpts.
+     * @param keyRing read once per seal (make it a volatile read, e.g. {@link KeyRingSource#current()}); its
+     *                active key seals new excerpts.
+     * @param epochs  where this writer session's epoch comes from
      */
-    public ExcerptSealer(QueueIdentity queue, Supplier<KeyRing> keyRing, CipherMode mode, CryptoEngine engine) {
+    public ExcerptSealer(QueueIdentity queue, Supplier<KeyRing> keyRing, CipherMode mode, CryptoEngine engine,
+                         WriterEpochs epochs) {
         this.queue = Objects.requireNonNull(queue, "queue");
         this.keyRing = Objects.requireNonNull(keyRing, "keyRing");
         this.mode = Objects.requireNonNull(mode, "mode");
         this.engine = Objects.requireNonNull(engine, "engine");
-        SecureRandom seed = new SecureRandom();
-        this.saltState = seed.nextInt();
-        this.saltStep = seed.nextInt() | 1; // odd: full period 2^32
+        this.epochs = Objects.requireNonNull(epochs, "epochs");
+        this.keystream = new NonceKeystream(mode.authenticated());
+        this.mac = mode.authenticated() ? new Poly1305() : null;
+        this.epoch = epochs.next();
         refresh(Objects.requireNonNull(keyRing.get(), "key ring"));
     }
 
-    /** Convenience: a fixed key ring. */
+    /** A writer session with a random epoch ({@link WriterEpochs#random()}). */
+    public ExcerptSealer(QueueIdentity queue, Supplier<KeyRing> keyRing, CipherMode mode, CryptoEngine engine) {
+        this(queue, keyRing, mode, engine, WriterEpochs.random());
+    }
+
+    /** Convenience: a fixed key ring and a random epoch. */
     public ExcerptSealer(QueueIdentity queue, KeyRing keyRing, CipherMode mode, CryptoEngine engine) {
-        this(queue, constant(keyRing), mode, engine);
+        this(queue, constant(keyRing), mode, engine, WriterEpochs.random());
     }
 
     static Supplier<KeyRing> constant(KeyRing ring) {
@@ -52,41 +71,89 @@ public final class ExcerptSealer {
     }
 
     /**
-     * Seals the plaintext at {@code buf[off + 8 .. off + 8 + plaintextLength)} in place: writes the header at
-     * {@code off}, encrypts, appends the tag (authenticated mode).
+     * Phase one of an index-bound seal: writes the header at {@code env[envOff]} and the ciphertext of
+     * {@code src[srcOff .. srcOff+plaintextLength)} at {@code env[envOff + 16]} ({@code src} may be that very
+     * region: sealing in place). Call {@link #completeSeal(long)} before the next seal.
      *
-     * @param index the excerpt's queue index (Chronicle cycle + sequence); part of the counter block, not stored
      * @return the envelope length, {@link Envelope#sealedLength(CipherMode, int)}
-     * @throws IndexOutOfBoundsException if {@code buf} cannot hold the envelope
+     */
+    public int beginSeal(byte[] src, int srcOff, int plaintextLength, byte[] env, int envOff) {
+        return begin(src, srcOff, plaintextLength, env, envOff, mode.authenticated());
+    }
+
+    /**
+     * Phase two: binds the excerpt's index into the tag (authenticated mode) and writes the tag. The envelope
+     * is complete afterwards. In CTR mode nothing is bound and this only ends the seal.
+     */
+    public void completeSeal(long index) {
+        byte[] env = pendingBuffer;
+        if (env == null) {
+            throw new IllegalStateException("completeSeal without beginSeal");
+        }
+        pendingBuffer = null;
+        if (mac != null) {
+            mac.absorbLengths(index, pendingLength);
+            mac.finish(env, pendingOffset + Envelope.PAYLOAD_OFFSET + pendingLength);
+        }
+    }
+
+    /**
+     * Seals in place, index bound: plaintext at {@code buf[off + 16 ..]}, header written at {@code off}.
+     *
+     * @param index the excerpt's queue index (Chronicle cycle + sequence); authenticated, not stored
+     * @return the envelope length
      */
     public int sealInPlace(long index, byte[] buf, int off, int plaintextLength) {
+        int length = begin(buf, off + Envelope.PAYLOAD_OFFSET, plaintextLength, buf, off, mode.authenticated());
+        completeSeal(index);
+        return length;
+    }
+
+    /**
+     * Seals in place for a writer that does not know the index its excerpt will land at (a remote client).
+     * Readers in authenticated mode detect a replayed or reordered excerpt by its writer sequence instead.
+     */
+    public int sealUnbound(byte[] buf, int off, int plaintextLength) {
+        int length = begin(buf, off + Envelope.PAYLOAD_OFFSET, plaintextLength, buf, off, false);
+        completeSeal(0L);
+        return length;
+    }
+
+    private int begin(byte[] src, int srcOff, int plaintextLength, byte[] env, int envOff, boolean indexBound) {
         int envLen = Envelope.sealedLength(mode, plaintextLength);
-        Objects.checkFromIndexSize(off, envLen, buf.length);
+        Objects.checkFromIndexSize(envOff, envLen, env.length);
+        Objects.checkFromIndexSize(srcOff, plaintextLength, src.length);
+        if (pendingBuffer != null) {
+            throw new IllegalStateException("beginSeal again before completeSeal of the previous excerpt");
+        }
         KeyRing ring = keyRing.get();
         if (ring != cachedRing) {
             refresh(ring);
         }
-        KeyContext k = active;
-        int salt = nextSalt();
-        Envelope.writeHeader(buf, off, mode, k.keyId, salt);
-        int payload = off + Envelope.PAYLOAD_OFFSET;
-        Poly1305Aes mac = k.mac;
-        ctr.begin(k.aes, index, salt, 1, plaintextLength, mac == null ? null : pad);
-        ctr.finish(k.aes, index, salt, 1, buf, payload, plaintextLength);
-        if (mac != null) {
-            mac.tag(buf, off, Envelope.HEADER_LENGTH + plaintextLength, pad, buf, payload + plaintextLength);
+        if (sealedInEpoch == SEQUENCES_PER_EPOCH) {
+            epoch = epochs.next();
+            sealedInEpoch = 0;
         }
+        int sequence = (int) sealedInEpoch++;
+        KeyContext k = active;
+        Envelope.writeHeader(env, envOff, mode, indexBound, k.keyId, epoch, sequence);
+        int payload = envOff + Envelope.PAYLOAD_OFFSET;
+        keystream.locate(k.aes, epoch, sequence, plaintextLength);
+        keystream.xor(k.aes, epoch, sequence, src, srcOff, env, payload, plaintextLength);
+        if (mac != null) {
+            mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
+            mac.absorbPadded(env, envOff, Envelope.HEADER_LENGTH);
+            mac.absorbPadded(env, payload, plaintextLength);
+        }
+        pendingBuffer = env;
+        pendingOffset = envOff;
+        pendingLength = plaintextLength;
         return envLen;
     }
 
-    private int nextSalt() {
-        int x = saltState += saltStep;
-        x ^= x >>> 16;
-        x *= 0x85ebca6b;
-        x ^= x >>> 13;
-        x *= 0xc2b2ae35;
-        x ^= x >>> 16;
-        return x;
+    /** Abandons a begun seal (the caller's write failed before {@link #completeSeal}). The nonce stays used. */
+    public void abandonSeal() {
+        pendingBuffer = null;
     }
 
     private void refresh(KeyRing ring) {
@@ -111,11 +178,32 @@ public final class ExcerptSealer {
         return active.queueKey.fingerprint();
     }
 
+    /** Test hook: continue this epoch at {@code sequence} (to reach the end of the sequence space quickly). */
+    void continueAtSequence(long sequence) {
+        sealedInEpoch = sequence;
+    }
+
+    /** This writer session's current epoch. */
+    public long epoch() {
+        return epoch;
+    }
+
     public CipherMode mode() {
         return mode;
     }
 
     public CryptoEngine engine() {
         return engine;
+    }
+
+    /** Wipes precomputed keystream and derived keys; the sealer cannot be used afterwards. */
+    public void destroy() {
+        keystream.wipe();
+        if (mac != null) {
+            mac.wipe();
+        }
+        if (active != null) {
+            active.queueKey.destroy();
+        }
     }
 }

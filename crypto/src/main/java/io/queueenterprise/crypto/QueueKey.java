@@ -1,46 +1,57 @@
 package io.queueenterprise.crypto;
 
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.util.Arrays;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.generators.HKDFBytesGenerator;
 import org.bouncycastle.crypto.params.HKDFParameters;
 
 /**
- * Keys derived for one queue incarnation from one master key with HKDF-SHA256 (RFC 5869):
- * ikm = master key, salt = incarnation id, info = "queue-enterprise/v1/" + purpose + "/" + queue name (UTF-8).
- * Purposes: {@code aes-128} (16-byte AES key), {@code poly1305-r} (16 bytes), {@code fingerprint} (8 bytes,
- * big-endian {@code long}: a key check value the library records in the queue descriptor).
+ * Keys derived for one queue incarnation and one cipher mode from one master key with HKDF-SHA256 (RFC 5869):
+ * ikm = master key, salt = incarnation id,
+ * info = "queue-enterprise/v2/" + mode + "/" + purpose + "/" + queue name (UTF-8).
+ * The format version, the mode and the queue's identity are all in the derivation, so the same master key
+ * gives unrelated keys to another queue, another incarnation, another mode or another format: relabelling any
+ * of them (a downgrade to CTR, a descriptor copied from another queue) yields keys that open nothing.
+ *
+ * <p>Purposes: {@code aes-128} (16-byte AES key), {@code fingerprint} (8 bytes: a key check value recorded in
+ * the queue descriptor), {@code descriptor} (32-byte HMAC-SHA256 key authenticating the queue descriptor).
+ * Poly1305 keys are not derived here: they are one-time keys made per excerpt from the AES key and the nonce.
  */
 public final class QueueKey {
-    public static final String INFO_PREFIX = "queue-enterprise/v1/";
+    public static final String INFO_PREFIX = "queue-enterprise/v2/";
     public static final String PURPOSE_AES = "aes-128";
-    public static final String PURPOSE_POLY1305_R = "poly1305-r";
     public static final String PURPOSE_FINGERPRINT = "fingerprint";
+    public static final String PURPOSE_DESCRIPTOR = "descriptor";
+    public static final int DESCRIPTOR_TAG_LENGTH = 32;
 
     private final int keyId;
     private final byte[] aesKey;
-    private final byte[] polyR;
+    private final byte[] descriptorKey;
     private final long fingerprint;
 
-    private QueueKey(int keyId, byte[] aesKey, byte[] polyR, long fingerprint) {
+    private QueueKey(int keyId, byte[] aesKey, byte[] descriptorKey, long fingerprint) {
         this.keyId = keyId;
         this.aesKey = aesKey;
-        this.polyR = polyR;
+        this.descriptorKey = descriptorKey;
         this.fingerprint = fingerprint;
     }
 
-    public static QueueKey derive(MasterKey master, QueueIdentity queue) {
+    public static QueueKey derive(MasterKey master, QueueIdentity queue, CipherMode mode) {
         byte[] ikm = master.material();
         byte[] salt = queue.incarnationIdNoCopy();
-        byte[] aes = hkdf(ikm, salt, PURPOSE_AES, queue.name(), 16);
-        byte[] r = hkdf(ikm, salt, PURPOSE_POLY1305_R, queue.name(), 16);
-        byte[] fp = hkdf(ikm, salt, PURPOSE_FINGERPRINT, queue.name(), 8);
+        String context = mode.name() + "/";
+        byte[] aes = hkdf(ikm, salt, context + PURPOSE_AES, queue.name(), 16);
+        byte[] descriptor = hkdf(ikm, salt, context + PURPOSE_DESCRIPTOR, queue.name(), 32);
+        byte[] fp = hkdf(ikm, salt, context + PURPOSE_FINGERPRINT, queue.name(), 8);
         long f = 0;
         for (byte b : fp) {
             f = (f << 8) | (b & 0xFF);
         }
-        return new QueueKey(master.id(), aes, r, f);
+        return new QueueKey(master.id(), aes, descriptor, f);
     }
 
     /** HKDF-SHA256 via Bouncy Castle's {@link HKDFBytesGenerator}. */
@@ -66,18 +77,25 @@ public final class QueueKey {
         return fingerprint;
     }
 
-    byte[] aesKey() {
-        return aesKey;
+    /** HMAC-SHA256 of {@code content} under this key's descriptor key (32 bytes). Not for the hot path. */
+    public byte[] descriptorTag(byte[] content) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(descriptorKey, "HmacSHA256"));
+            return mac.doFinal(content);
+        } catch (GeneralSecurityException e) {
+            throw new QueueCryptoException("JCE HmacSHA256 unavailable: " + e.getClass().getSimpleName());
+        }
     }
 
-    byte[] poly1305R() {
-        return polyR;
+    byte[] aesKey() {
+        return aesKey;
     }
 
     /** Zeroes the derived key bytes (engines built from them keep their own expanded copies). */
     public void destroy() {
         Arrays.fill(aesKey, (byte) 0);
-        Arrays.fill(polyR, (byte) 0);
+        Arrays.fill(descriptorKey, (byte) 0);
     }
 
     @Override

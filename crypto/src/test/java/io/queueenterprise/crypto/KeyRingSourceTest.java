@@ -79,9 +79,9 @@ class KeyRingSourceTest {
         KeyRingSource src = new KeyRingSource(dir);
         KeyRing ring = src.load();
         MasterKey mk = ring.key(7);
-        QueueKey qk = QueueKey.derive(mk, SealOpenTest.QUEUE);
+        QueueKey qk = QueueKey.derive(mk, SealOpenTest.QUEUE, CipherMode.AES_128_CTR_POLY1305);
         for (String s : new String[] {mk.toString(), ring.toString(), src.toString(), qk.toString()}) {
-            for (byte[] secret : new byte[][] {k, qk.aesKey(), qk.poly1305R()}) {
+            for (byte[] secret : new byte[][] {k, qk.aesKey()}) {
                 String hex = HexFormat.of().formatHex(secret);
                 assertFalse(s.toLowerCase().contains(hex.substring(0, 8)), s);
                 assertFalse(s.contains(Base64.getEncoder().encodeToString(secret).substring(0, 8)), s);
@@ -205,7 +205,7 @@ class KeyRingSourceTest {
 
         ExcerptSealer sealer = new ExcerptSealer(SealOpenTest.QUEUE, src, CipherMode.AES_128_CTR_POLY1305, CryptoEngine.JCE);
         ExcerptOpener opener = new ExcerptOpener(SealOpenTest.QUEUE, src, CipherMode.AES_128_CTR_POLY1305, CryptoEngine.JCE);
-        byte[] before = new byte[64];
+        byte[] before = new byte[72];
         int beforeLen = sealer.sealInPlace(10, before, 0, 40);
 
         // rotation: new timestamped dir, swap ..data atomically, add the new top-level link
@@ -224,7 +224,7 @@ class KeyRingSourceTest {
         assertArrayEquals(k2, second.key(2).material());
         assertFalse(src.reloadIfChanged());
 
-        byte[] after = new byte[64];
+        byte[] after = new byte[72];
         int afterLen = sealer.sealInPlace(11, after, 0, 40);
         assertEquals(2, Envelope.keyId(after, 0));
         assertEquals(40, opener.openInPlace(11, after, 0, afterLen));

@@ -68,8 +68,30 @@ final class TestSupport {
         return c.doFinal(block);
     }
 
-    /** Counter block index(8, BE) || salt(4, BE) || counter(4, BE). */
-    static byte[] counterBlock(long index, int salt, int counter) {
-        return java.nio.ByteBuffer.allocate(16).putLong(index).putInt(salt).putInt(counter).array();
+    /** Counter block epoch(8, BE) || sequence(4, BE) || counter(4, BE). */
+    static byte[] counterBlock(long epoch, int sequence, int counter) {
+        return java.nio.ByteBuffer.allocate(16).putLong(epoch).putInt(sequence).putInt(counter).array();
+    }
+
+    /**
+     * The envelope's authenticator input, built independently of the production code (RFC 8439 section 2.8
+     * layout): header || ciphertext zero-padded to 16 || le64(index or 0) || le64(ciphertext length).
+     */
+    static byte[] macInput(byte[] header16, byte[] ciphertext, long boundIndex) {
+        int padded = (ciphertext.length + 15) / 16 * 16;
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16 + padded + 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.put(header16).put(ciphertext).position(16 + padded);
+        b.putLong(boundIndex).putLong(ciphertext.length);
+        return b.array();
+    }
+
+    /** A fixed epoch source: lets a test force two writers onto one nonce (what the design makes improbable). */
+    static WriterEpochs fixedEpoch(long epoch) {
+        return new WriterEpochs() {
+            @Override
+            public long next() {
+                return epoch;
+            }
+        };
     }
 }

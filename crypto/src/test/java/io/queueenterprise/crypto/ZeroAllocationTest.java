@@ -34,7 +34,8 @@ class ZeroAllocationTest {
         AtomicReference<KeyRing> ring = new AtomicReference<>(SealOpenTest.RING);
         ExcerptSealer sealer = new ExcerptSealer(SealOpenTest.QUEUE, ring::get, mode, engine);
         ExcerptOpener opener = new ExcerptOpener(SealOpenTest.QUEUE, ring::get, mode, engine);
-        byte[][] bufs = {new byte[40 + 24], new byte[256 + 24], new byte[5000 + 24]};
+        int overhead = Envelope.HEADER_LENGTH + Envelope.TAG_LENGTH;
+        byte[][] bufs = {new byte[40 + overhead], new byte[256 + overhead], new byte[5000 + overhead]};
         int[] sizes = {40, 256, 5000};
 
         run(sealer, opener, bufs, sizes, WARMUP);
@@ -52,9 +53,10 @@ class ZeroAllocationTest {
         long sum = run(sealer, opener, bufs, sizes, MEASURED);
         long allocated = mx.getCurrentThreadAllocatedBytes() - before;
         assertTrue(sum != 42);
-        double perOp = allocated / (double) (2L * MEASURED);
-        assertTrue(perOp < 1.0, mode + "/" + engine + ": " + allocated + " bytes for " + (2L * MEASURED)
-                + " operations = " + perOp + " B/op");
+        // The smallest object is 16 bytes, so an allocation in even one operation in 200 would show as
+        // 16 KB here. The 1 KiB allowance is for one-off JIT events (a deoptimisation, say) in the window.
+        assertTrue(allocated < 1024, mode + "/" + engine + ": " + allocated + " bytes for " + (2L * MEASURED)
+                + " seal and open operations");
         assertEquals(3, sealer.activeKeyId());
     }
 
@@ -63,10 +65,10 @@ class ZeroAllocationTest {
         for (int i = 0; i < n; i++) {
             int k = i % 3;
             byte[] buf = bufs[k];
-            buf[8] = (byte) i;
+            buf[Envelope.HEADER_LENGTH] = (byte) i;
             int envLen = sealer.sealInPlace(i, buf, 0, sizes[k]);
             sum += opener.openInPlace(i, buf, 0, envLen);
-            if (buf[8] != (byte) i) {
+            if (buf[Envelope.HEADER_LENGTH] != (byte) i) {
                 throw new AssertionError("round trip failed at " + i);
             }
         }

@@ -5,57 +5,71 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Poly1305 with a fixed (clamped) r and a per-message pad s supplied by the caller:
- * tag = ((Poly1305 polynomial of m evaluated at r, mod 2^130 - 5) + s) mod 2^128, little-endian: Bernstein's
- * Poly1305-AES where s = AES_k(nonce).
+ * Poly1305 (RFC 8439 section 2.5) keyed with a ONE-TIME 32-byte key (r || s) per message: the envelope takes
+ * it from AES of counter blocks 0 and 1 of the excerpt's own nonce, as RFC 8439 takes it from ChaCha20 block 0.
+ * A nonce repeat therefore exposes at most the pair of messages that share it, never the other excerpts.
+ *
+ * <p>Two ways to feed it: {@link #mac} is textbook Poly1305 over one message (for test vectors), and
+ * {@link #init} / {@link #absorbPadded} / {@link #absorbLengths} / {@link #finish} are the incremental form the
+ * envelope uses (RFC 8439 section 2.8's AEAD layout: each part zero-padded to 16 bytes, lengths last), which
+ * lets the appender absorb everything but the index before it takes Chronicle's write lock.
  *
  * <p>Implementation: radix 2^64 (two 64-bit limbs plus a small third), 128-bit products with
  * {@link Math#multiplyHigh} (a JIT intrinsic), the same reduction as the 64-bit code in OpenSSL/poly1305-donna.
- * No data-dependent branches or table lookups; single-threaded; allocation-free. It replaced the Bouncy
- * Castle {@code Poly1305} (32-bit limbs) after measurement (docs/crypto.md); tests check it against Bouncy
- * Castle, a BigInteger textbook implementation and the RFC 8439 / Bernstein vectors.
+ * No data-dependent branches or table lookups; single-threaded; allocation-free.
  */
-final class Poly1305Aes {
+final class Poly1305 {
+    static final int KEY_LENGTH = 32;
     static final int TAG_LENGTH = 16;
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private final long r0;
-    private final long r1;
-    private final long s1; // 5 * r1 / 4 (r1 is a multiple of 4 after clamping)
-    private final byte[] last = new byte[16];
+    private long r0;
+    private long r1;
+    private long s1; // 5 * r1 / 4 (r1 is a multiple of 4 after clamping)
+    private long pad0;
+    private long pad1;
     private long h0;
     private long h1;
     private long h2;
+    private final byte[] last = new byte[16];
     private final byte[] expected = new byte[TAG_LENGTH];
 
-    /** @param r 16 bytes, clamped here as Poly1305 specifies. Not retained. */
-    Poly1305Aes(byte[] r) {
-        if (r.length != 16) {
-            throw new IllegalArgumentException("Poly1305 r must be 16 bytes");
-        }
-        r0 = (long) LONG_LE.get(r, 0) & 0x0ffffffc0fffffffL;
-        r1 = (long) LONG_LE.get(r, 8) & 0x0ffffffc0ffffffcL;
+    /** Starts a message under the one-time key {@code key[off .. off+32)}: r (clamped here), then s. */
+    void init(byte[] key, int off) {
+        r0 = (long) LONG_LE.get(key, off) & 0x0ffffffc0fffffffL;
+        r1 = (long) LONG_LE.get(key, off + 8) & 0x0ffffffc0ffffffcL;
         s1 = r1 + (r1 >>> 2);
-    }
-
-    /** Writes (Poly1305_r(m[off .. off+len)) + pad) mod 2^128 to {@code out[outOff .. +16)}. */
-    void tag(byte[] m, int off, int len, byte[] pad, byte[] out, int outOff) {
+        pad0 = (long) LONG_LE.get(key, off + 16);
+        pad1 = (long) LONG_LE.get(key, off + 24);
         h0 = 0;
         h1 = 0;
         h2 = 0;
+    }
+
+    /** Absorbs {@code len} bytes as ceil(len/16) full blocks, the last one zero-padded (RFC 8439 AEAD padding). */
+    void absorbPadded(byte[] m, int off, int len) {
         int full = len & ~15;
         blocks(m, off, full, 1L);
         int rest = len - full;
         if (rest != 0) {
-            // final partial block: the bytes, then 0x01, then zeros; no 2^128 bit
             byte[] l = last;
             System.arraycopy(m, off + full, l, 0, rest);
-            l[rest] = 1;
-            for (int i = rest + 1; i < 16; i++) {
+            for (int i = rest; i < 16; i++) {
                 l[i] = 0;
             }
-            blocks(l, 0, 16, 0L);
+            blocks(l, 0, 16, 1L);
         }
+    }
+
+    /** Absorbs one full block holding two little-endian 64-bit values. */
+    void absorbLengths(long a, long b) {
+        LONG_LE.set(last, 0, a);
+        LONG_LE.set(last, 8, b);
+        blocks(last, 0, 16, 1L);
+    }
+
+    /** Writes the tag to {@code out[outOff .. +16)}. */
+    void finish(byte[] out, int outOff) {
         long h0 = this.h0;
         long h1 = this.h1;
         long h2 = this.h2;
@@ -69,12 +83,44 @@ final class Poly1305Aes {
         h0 = (h0 & ~mask) | (g0 & mask);
         h1 = (h1 & ~mask) | (g1 & mask);
         // + s mod 2^128
-        long s0 = (long) LONG_LE.get(pad, 0);
-        long sHi = (long) LONG_LE.get(pad, 8);
-        long t0 = h0 + s0;
-        c = carry(h0, s0, t0);
+        long t0 = h0 + pad0;
+        c = carry(h0, pad0, t0);
         LONG_LE.set(out, outOff, t0);
-        LONG_LE.set(out, outOff + 8, h1 + sHi + c);
+        LONG_LE.set(out, outOff + 8, h1 + pad1 + c);
+    }
+
+    /** Finishes and compares with {@code tag[tagOff .. +16)} in constant time. */
+    boolean verify(byte[] tag, int tagOff) {
+        finish(expected, 0);
+        long d = ((long) LONG_LE.get(expected, 0) ^ (long) LONG_LE.get(tag, tagOff))
+                | ((long) LONG_LE.get(expected, 8) ^ (long) LONG_LE.get(tag, tagOff + 8));
+        return d == 0;
+    }
+
+    /** Textbook Poly1305 of {@code m[off .. off+len)} under {@code key[keyOff .. +32)}: RFC 8439 section 2.5. */
+    void mac(byte[] key, int keyOff, byte[] m, int off, int len, byte[] out, int outOff) {
+        init(key, keyOff);
+        int full = len & ~15;
+        blocks(m, off, full, 1L);
+        int rest = len - full;
+        if (rest != 0) {
+            // final partial block: the bytes, then 0x01, then zeros; no 2^128 bit
+            byte[] l = last;
+            System.arraycopy(m, off + full, l, 0, rest);
+            l[rest] = 1;
+            for (int i = rest + 1; i < 16; i++) {
+                l[i] = 0;
+            }
+            blocks(l, 0, 16, 0L);
+        }
+        finish(out, outOff);
+    }
+
+    /** Forgets the one-time key and the state (they are worthless after use, but need not linger). */
+    void wipe() {
+        r0 = r1 = s1 = pad0 = pad1 = h0 = h1 = h2 = 0;
+        java.util.Arrays.fill(last, (byte) 0);
+        java.util.Arrays.fill(expected, (byte) 0);
     }
 
     /** Absorbs {@code n} (a multiple of 16) bytes: h = (h + block + padBit * 2^128) * r, partially reduced. */
@@ -136,14 +182,6 @@ final class Poly1305Aes {
         this.h2 = h2;
     }
 
-    /** Computes the tag over {@code m} and compares it in constant time with {@code tag[tagOff .. +16)}. */
-    boolean verify(byte[] m, int mOff, int mLen, byte[] pad, byte[] tag, int tagOff) {
-        tag(m, mOff, mLen, pad, expected, 0);
-        long d = ((long) LONG_LE.get(expected, 0) ^ (long) LONG_LE.get(tag, tagOff))
-                | ((long) LONG_LE.get(expected, 8) ^ (long) LONG_LE.get(tag, tagOff + 8));
-        return d == 0;
-    }
-
     /** Carry out of the unsigned addition a + b (+ carry-in) = sum (mod 2^64), branch-free. */
     private static long carry(long a, long b, long sum) {
         return ((a & b) | ((a | b) & ~sum)) >>> 63;
@@ -152,14 +190,5 @@ final class Poly1305Aes {
     /** High 64 bits of the unsigned 128-bit product a * b, where b < 2^63. */
     private static long umulhi(long a, long b) {
         return Math.multiplyHigh(a, b) + ((a >> 63) & b);
-    }
-
-    /** out = (x + y) mod 2^128, little-endian 16-byte values at offset 0. */
-    static void add128(byte[] x, byte[] y, byte[] out, int outOff) {
-        long x0 = (long) LONG_LE.get(x, 0);
-        long y0 = (long) LONG_LE.get(y, 0);
-        long lo = x0 + y0;
-        LONG_LE.set(out, outOff, lo);
-        LONG_LE.set(out, outOff + 8, (long) LONG_LE.get(x, 8) + (long) LONG_LE.get(y, 8) + carry(x0, y0, lo));
     }
 }

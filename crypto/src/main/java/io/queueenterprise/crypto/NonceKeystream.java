@@ -1,0 +1,152 @@
+package io.queueenterprise.crypto;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * AES-CTR keystream for envelope nonces, computed for several excerpts per AES call. Counter block =
+ * writer epoch (8 bytes, big-endian) || writer sequence (4) || block counter (4). Per nonce, blocks 0 and 1
+ * are the one-time Poly1305 key (authenticated mode only) and the keystream starts at block 2.
+ *
+ * <p>Why batches: a writer's next nonces are known in advance (same epoch, sequence + 1, + 2, ...) and a
+ * reader of one writer sees them in that order, so one {@code Cipher.update} over the blocks of the next
+ * excerpts pays the JCE call overhead once instead of per excerpt. The batch length adapts: it doubles while
+ * every precomputed nonce is used and halves when a batch serves only the nonce that caused it (a reader of
+ * interleaved writers), so a miss never costs more than a small multiple of the work it needs.
+ *
+ * <p>Single-threaded; allocation-free.
+ */
+final class NonceKeystream {
+    static final int MAX_BATCH_BLOCKS = 256;
+    static final int MAX_BATCH_EXCERPTS = 16;
+    /** Data blocks per nonce kept in a batch; longer excerpts compute the rest on demand. */
+    static final int MAX_PRECOMPUTED_DATA_BLOCKS = 16;
+    static final int FIRST_DATA_COUNTER = 2;
+
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG_NATIVE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private final boolean oneTimeKeys;
+    private final int keyBlocks;
+    private final byte[] counters = new byte[MAX_BATCH_BLOCKS * 16];
+    private final byte[] keystream = new byte[MAX_BATCH_BLOCKS * 16];
+    private final byte[] overflowCounters = new byte[MAX_BATCH_BLOCKS * 16];
+    private final byte[] overflow = new byte[MAX_BATCH_BLOCKS * 16];
+
+    private AesBlockFunction batchKey;
+    private long batchEpoch;
+    private int batchFirstSequence;
+    private int batchCount;
+    private int blocksPerNonce;
+    private int hits;
+    private int batchTarget = 4;
+
+    /** The located nonce: offset of its first block in {@link #keystream}. */
+    private int located;
+
+    NonceKeystream(boolean oneTimeKeys) {
+        this.oneTimeKeys = oneTimeKeys;
+        this.keyBlocks = oneTimeKeys ? FIRST_DATA_COUNTER : 0;
+    }
+
+    /**
+     * Makes the key material of nonce (epoch, sequence) available, computing a batch on a miss.
+     * Then {@link #oneTimeKey()} / {@link #oneTimeKeyOffset()} and {@link #xor} refer to this nonce.
+     */
+    void locate(AesBlockFunction aes, long epoch, int sequence, int dataLength) {
+        int i = sequence - batchFirstSequence;
+        if (aes == batchKey && epoch == batchEpoch && Integer.compareUnsigned(i, batchCount) < 0) {
+            hits++;
+            located = i * blocksPerNonce * 16;
+            return;
+        }
+        refill(aes, epoch, sequence, dataLength);
+        hits = 1;
+        located = 0;
+    }
+
+    private void refill(AesBlockFunction aes, long epoch, int sequence, int dataLength) {
+        if (batchKey != null) {
+            if (hits >= batchCount) {
+                batchTarget = Math.min(MAX_BATCH_EXCERPTS, batchTarget * 2);
+            } else if (hits <= 1) {
+                batchTarget = Math.max(1, batchTarget / 2);
+            }
+        }
+        int dataBlocks = Math.min(MAX_PRECOMPUTED_DATA_BLOCKS, (int) (((long) dataLength + 15) >>> 4));
+        int per = Math.max(1, keyBlocks + dataBlocks);
+        // Never past sequence 2^32 - 1: the writer takes a new epoch there.
+        long left = (1L << 32) - Integer.toUnsignedLong(sequence);
+        int count = (int) Math.min(Math.min(batchTarget, MAX_BATCH_BLOCKS / per), left);
+        int pos = 0;
+        for (int n = 0; n < count; n++) {
+            int seq = sequence + n;
+            for (int b = 0; b < per; b++, pos += 16) {
+                LONG_BE.set(counters, pos, epoch);
+                INT_BE.set(counters, pos + 8, seq);
+                INT_BE.set(counters, pos + 12, oneTimeKeys ? b : b + FIRST_DATA_COUNTER);
+            }
+        }
+        aes.encryptBlocks(counters, 0, keystream, 0, count * per);
+        batchKey = aes;
+        batchEpoch = epoch;
+        batchFirstSequence = sequence;
+        batchCount = count;
+        blocksPerNonce = per;
+    }
+
+    /** The array holding the located nonce's one-time Poly1305 key at {@link #oneTimeKeyOffset()}. */
+    byte[] oneTimeKey() {
+        return keystream;
+    }
+
+    int oneTimeKeyOffset() {
+        return located;
+    }
+
+    /**
+     * dst = src XOR keystream of the located nonce, for {@code len} bytes from the first data block. {@code src}
+     * and {@code dst} may be the same region (in place) but must not otherwise overlap.
+     */
+    void xor(AesBlockFunction aes, long epoch, int sequence, byte[] src, int srcOff, byte[] dst, int dstOff, int len) {
+        int precomputed = (blocksPerNonce - keyBlocks) * 16;
+        int first = Math.min(len, Math.max(0, precomputed));
+        xor(keystream, located + keyBlocks * 16, src, srcOff, dst, dstOff, first);
+        int done = first;
+        int counter = FIRST_DATA_COUNTER + (done >>> 4);
+        while (done < len) {
+            int n = Math.min(len - done, overflow.length);
+            int blocks = (n + 15) >>> 4;
+            for (int b = 0, pos = 0; b < blocks; b++, pos += 16, counter++) {
+                LONG_BE.set(overflowCounters, pos, epoch);
+                INT_BE.set(overflowCounters, pos + 8, sequence);
+                INT_BE.set(overflowCounters, pos + 12, counter);
+            }
+            aes.encryptBlocks(overflowCounters, 0, overflow, 0, blocks);
+            xor(overflow, 0, src, srcOff + done, dst, dstOff + done, n);
+            done += n;
+        }
+    }
+
+    /** Forgets every precomputed block (on close, or when keys are retired). */
+    void wipe() {
+        Arrays.fill(keystream, (byte) 0);
+        Arrays.fill(overflow, (byte) 0);
+        batchKey = null;
+        batchCount = 0;
+    }
+
+    static void xor(byte[] ks, int ksOff, byte[] src, int srcOff, byte[] dst, int dstOff, int len) {
+        int i = 0;
+        for (int end = len - 7; i < end; i += 8) {
+            long v = (long) LONG_NATIVE.get(src, srcOff + i) ^ (long) LONG_NATIVE.get(ks, ksOff + i);
+            LONG_NATIVE.set(dst, dstOff + i, v);
+        }
+        for (; i < len; i++) {
+            dst[dstOff + i] = (byte) (src[srcOff + i] ^ ks[ksOff + i]);
+        }
+    }
+}
