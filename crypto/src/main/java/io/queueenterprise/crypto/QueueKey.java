@@ -12,7 +12,8 @@ import org.bouncycastle.crypto.params.HKDFParameters;
 /**
  * Keys derived for one queue incarnation and one cipher mode from one master key with HKDF-SHA256 (RFC 5869):
  * ikm = master key, salt = incarnation id,
- * info = "queue-enterprise/v2/" + mode + "/" + purpose + "/" + queue name (UTF-8).
+ * info = "queue-enterprise/v2/" + mode + "/" + purpose + "/" + queue name (UTF-8), except the fingerprint,
+ * whose info leaves the mode out ("queue-enterprise/v2/fingerprint/" + queue name).
  * The format version, the mode and the queue's identity are all in the derivation, so the same master key
  * gives unrelated keys to another queue, another incarnation, another mode or another format: relabelling any
  * of them (a downgrade to CTR, a descriptor copied from another queue) yields keys that open nothing.
@@ -46,7 +47,9 @@ public final class QueueKey {
         String context = mode.name() + "/";
         byte[] aes = hkdf(ikm, salt, context + PURPOSE_AES, queue.name(), 16);
         byte[] descriptor = hkdf(ikm, salt, context + PURPOSE_DESCRIPTOR, queue.name(), 32);
-        byte[] fp = hkdf(ikm, salt, context + PURPOSE_FINGERPRINT, queue.name(), 8);
+        // The key check value leaves the mode out: it answers "is this the right key for this queue?" even when
+        // the descriptor's mode was tampered with (which the descriptor's authenticator then reports).
+        byte[] fp = hkdf(ikm, salt, PURPOSE_FINGERPRINT, queue.name(), 8);
         long f = 0;
         for (byte b : fp) {
             f = (f << 8) | (b & 0xFF);

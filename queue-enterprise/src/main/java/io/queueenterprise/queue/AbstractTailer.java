@@ -41,6 +41,10 @@ abstract class AbstractTailer implements QueueTailer {
     /** The opened plaintext as a binary Wire positioned at its start (for Wire documents). */
     protected abstract Wire documentWire(DocumentContext dc, int length);
 
+    /** The tailer was moved (to an index, the start or the end): what it read before no longer precedes what comes. */
+    protected void moved() {
+    }
+
     @Override
     public final int read(byte[] dst, int offset, int capacity) {
         return readNext(TO_ARRAY, dst, offset, capacity, null, null, null);
@@ -131,6 +135,7 @@ abstract class AbstractTailer implements QueueTailer {
     @Override
     public boolean moveToIndex(long index) {
         try {
+            moved();
             return tailer.moveToIndex(index);
         } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
             throw new CorruptedQueueException(queueName, index, "cannot move to this index: " + e, e);
@@ -140,6 +145,7 @@ abstract class AbstractTailer implements QueueTailer {
     @Override
     public QueueTailer toStart() {
         try {
+            moved();
             tailer.toStart();
         } catch (Exception e) {
             throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the start: " + e, e);
@@ -150,6 +156,7 @@ abstract class AbstractTailer implements QueueTailer {
     @Override
     public QueueTailer toEnd() {
         try {
+            moved();
             tailer.toEnd();
         } catch (Exception e) {
             throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the end: " + e, e);

@@ -13,9 +13,11 @@ import net.openhft.chronicle.wire.WriteMarshallable;
 import java.nio.ByteBuffer;
 
 /**
- * Seals each excerpt before it reaches the mapped file: the plaintext is copied once into a
- * reusable staging array, sealed in place (header, ciphertext, tag) inside Chronicle's write lock,
- * where the excerpt's index is known, and the envelope copied once into the excerpt.
+ * Seals each excerpt before it reaches the mapped file. Everything that does not need the index happens
+ * before Chronicle's write lock is taken (key refresh after a rotation, AES, encryption straight from the
+ * caller's array into a reusable staging array, Poly1305 over header and ciphertext); inside the lock only
+ * the index is bound into the tag and the envelope copied once into the excerpt. Other writers, in this
+ * process or another, wait only for that.
  */
 final class EncryptedAppender implements QueueAppender {
     private static final int HEADER = Envelope.HEADER_LENGTH;
@@ -35,17 +37,21 @@ final class EncryptedAppender implements QueueAppender {
 
     @Override
     public long write(byte[] src, int offset, int length) {
+        java.util.Objects.checkFromIndexSize(offset, length, src.length);
         byte[] buf = staging(length);
-        System.arraycopy(src, offset, buf, HEADER, length);
-        return sealAndAppend(buf, length);
+        int envelopeLength = sealer.beginSeal(src, offset, length, buf, 0);
+        return append(buf, envelopeLength);
     }
 
     @Override
     public long write(ByteBuffer src) {
         int length = src.remaining();
         byte[] buf = staging(length);
-        src.get(buf, HEADER, length);
-        return sealAndAppend(buf, length);
+        src.get(src.position(), buf, HEADER, length); // absolute: the caller's buffer moves only on success
+        int envelopeLength = sealer.beginSeal(buf, HEADER, length, buf, 0);
+        long index = append(buf, envelopeLength);
+        src.position(src.position() + length);
+        return index;
     }
 
     @Override
@@ -53,7 +59,8 @@ final class EncryptedAppender implements QueueAppender {
         byte[] buf = staging(src.readRemaining());
         int length = (int) src.readRemaining();
         src.read(src.readPosition(), buf, HEADER, length);
-        return sealAndAppend(buf, length);
+        int envelopeLength = sealer.beginSeal(buf, HEADER, length, buf, 0);
+        return append(buf, envelopeLength);
     }
 
     @Override
@@ -67,20 +74,29 @@ final class EncryptedAppender implements QueueAppender {
         return write(documentBytes);
     }
 
-    private long sealAndAppend(byte[] buf, int plaintextLength) {
-        DocumentContext dc = appender.writingDocument();
+    /** Takes the write lock, binds the index into the tag, copies the envelope into the excerpt. */
+    private long append(byte[] envelope, int envelopeLength) {
+        DocumentContext dc;
         try {
-            // The index is fixed once Chronicle's write lock is held: it is part of the nonce.
-            long index = dc.index();
-            int envelopeLength = sealer.sealInPlace(index, buf, 0, plaintextLength);
-            dc.wire().bytes().write(buf, 0, envelopeLength);
+            dc = appender.writingDocument();
         } catch (RuntimeException | Error e) {
+            sealer.abandonSeal();
+            throw e;
+        }
+        long index;
+        try {
+            // The index is fixed once Chronicle's write lock is held: it is bound into the tag.
+            index = dc.index();
+            sealer.completeSeal(index);
+            dc.wire().bytes().write(envelope, 0, envelopeLength);
+        } catch (RuntimeException | Error e) {
+            sealer.abandonSeal();
             dc.rollbackOnClose();
             throw e;
         } finally {
             dc.close();
         }
-        return appender.lastIndexAppended();
+        return index;
     }
 
     /** The staging array, grown (rarely; never in steady state) to hold an envelope of this plaintext length. */
@@ -103,6 +119,7 @@ final class EncryptedAppender implements QueueAppender {
 
     @Override
     public void close() {
+        sealer.destroy();
         appender.close();
     }
 

@@ -12,8 +12,10 @@ import net.openhft.chronicle.wire.WireType;
 import java.nio.ByteBuffer;
 
 /**
- * Opens each excerpt into a reusable staging array (verified first in the authenticated mode), then
- * copies the plaintext out. Bytes that fail to open are never handed to the caller.
+ * Copies each envelope once out of the mapped file into a private staging array, verifies that copy
+ * (authenticated mode), then decrypts the same copy straight into the caller's array: what was checked is
+ * what is decrypted, even if another process rewrites the mapped bytes meanwhile, and nothing reaches the
+ * caller from an excerpt that fails.
  */
 final class EncryptedTailer extends AbstractTailer {
     private static final int HEADER = Envelope.HEADER_LENGTH;
@@ -40,7 +42,7 @@ final class EncryptedTailer extends AbstractTailer {
         }
         excerpt.read(excerpt.readPosition(), staging, 0, length);
         try {
-            return opener.openInPlace(index, staging, 0, length);
+            return opener.verify(index, staging, 0, length);
         } catch (EnvelopeException e) {
             throw new ExcerptDecryptionException(queueName, index, e);
         }
@@ -48,17 +50,30 @@ final class EncryptedTailer extends AbstractTailer {
 
     @Override
     protected void copyTo(byte[] dst, int offset, int length) {
-        System.arraycopy(staging, HEADER, dst, offset, length);
+        opener.decryptTo(dst, offset);
     }
 
     @Override
     protected void copyTo(ByteBuffer dst, int length) {
+        opener.decryptTo(staging, HEADER);
         dst.put(staging, HEADER, length);
     }
 
     @Override
     protected void copyTo(Bytes<?> dst, int length) {
+        opener.decryptTo(staging, HEADER);
         dst.write(staging, HEADER, length);
+    }
+
+    @Override
+    protected void moved() {
+        opener.forgetWriterOrder();
+    }
+
+    @Override
+    public void close() {
+        opener.destroy();
+        super.close();
     }
 
     @Override
@@ -68,6 +83,7 @@ final class EncryptedTailer extends AbstractTailer {
             documentWire = WireType.BINARY_LIGHT.apply(documentBytes);
         }
         documentBytes.clear();
+        opener.decryptTo(staging, HEADER);
         documentBytes.write(staging, HEADER, length);
         return documentWire;
     }

@@ -3,6 +3,7 @@ package io.queueenterprise.queue;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.CryptoEngine;
 import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.WriterEpochs;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -53,14 +54,20 @@ public final class EnterpriseQueue implements AutoCloseable {
     private final QueueDescriptor descriptor;
     private final QueueKeys keys; // null for a plain queue
     private final CryptoEngine engine;
+    private final QueueRole role;
+    /** Where new appenders' writer epochs come from: random, or the term this queue was promoted under. */
+    private volatile WriterEpochs writerEpochs;
 
     private EnterpriseQueue(Path path, SingleChronicleQueue chronicle, QueueDescriptor descriptor,
-                            QueueKeys keys, CryptoEngine engine) {
+                            QueueKeys keys, CryptoEngine engine, QueueRole role) {
         this.path = path;
         this.chronicle = chronicle;
         this.descriptor = descriptor;
         this.keys = keys;
         this.engine = engine;
+        this.role = role;
+        long term = role.leaderTerm();
+        this.writerEpochs = term > 0 ? WriterEpochs.ofTerm(term) : WriterEpochs.random();
     }
 
     /** Starts building a queue stored in directory {@code dir} (created if absent). */
@@ -68,8 +75,17 @@ public final class EnterpriseQueue implements AutoCloseable {
         return new Builder(dir);
     }
 
-    /** A new appender, owned by the calling thread until closed. */
+    /**
+     * A new appender, owned by the calling thread until closed. Each appender of an encrypted queue is a
+     * writer session with its own writer epoch.
+     *
+     * @throws QueueConfigurationException REPLICA_CANNOT_WRITE on a replica that was not promoted
+     */
     public QueueAppender createAppender() {
+        if (role.isReplica()) {
+            throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
+                    "this queue in " + path + " is a replica; it takes no appends until promote(term) makes it the leader");
+        }
         ExcerptAppender appender;
         try {
             appender = chronicle.createAppender();
@@ -79,7 +95,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         if (keys == null) {
             return new PlainAppender(name(), appender);
         }
-        return new EncryptedAppender(name(), appender, keys.newSealer(descriptor.cipherMode(), engine));
+        return new EncryptedAppender(name(), appender, keys.newSealer(engine, writerEpochs));
     }
 
     /** A new tailer at the start of the queue, owned by the calling thread until closed. */
@@ -93,7 +109,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         if (keys == null) {
             return new PlainTailer(name(), tailer);
         }
-        return new EncryptedTailer(name(), tailer, keys.newOpener(descriptor.cipherMode(), engine));
+        return new EncryptedTailer(name(), tailer, keys.newOpener(engine));
     }
 
     private CorruptedQueueException corrupted(String what, Exception e) {
@@ -137,6 +153,31 @@ public final class EnterpriseQueue implements AutoCloseable {
      */
     public ChronicleQueue chronicleQueue() {
         return chronicle;
+    }
+
+    /** Whether this queue is a replica that takes no appends (see {@link #promote(long)}). */
+    public boolean isReplica() {
+        return role.isReplica();
+    }
+
+    /** The leadership term this queue was last promoted under, 0 if never. */
+    public long leaderTerm() {
+        return role.leaderTerm();
+    }
+
+    /**
+     * Makes a replica (or a leader of an older term) the leader under {@code term}: appenders created from now
+     * on seal with writer epochs of that term. The term is recorded in the queue directory before it takes
+     * effect and must be higher than any term this directory was promoted under, so no term is used twice.
+     *
+     * @throws QueueConfigurationException if the term is not above the recorded one
+     */
+    public void promote(long term) {
+        if (term < 1 || term > WriterEpochs.MAX_TERM) {
+            throw new IllegalArgumentException("term " + term + " outside 1.." + WriterEpochs.MAX_TERM);
+        }
+        role.promote(name(), term);
+        writerEpochs = WriterEpochs.ofTerm(term);
     }
 
     /**
@@ -272,45 +313,76 @@ public final class EnterpriseQueue implements AutoCloseable {
             boolean wantEncrypted = keyRing != null || keyDirectory != null;
             String label = name != null ? name : replicaOf != null ? replicaOf.name()
                     : dir.getFileName() == null ? dir.toString() : dir.getFileName().toString();
-            QueueDescriptor descriptor = resolveDescriptor(label, wantEncrypted);
-            checkCompatible(descriptor, wantEncrypted);
-
             QueueKeys keys = null;
-            if (descriptor.encrypted()) {
-                keys = keyRing != null
-                        ? QueueKeys.fixed(dir, descriptor, keyRing, readOnly)
-                        : QueueKeys.fromDirectory(dir, descriptor, keyDirectory, readOnly, keyReloadInterval);
+            QueueDescriptor descriptor;
+            if (wantEncrypted) {
+                if (QueueDescriptor.read(dir) == null && hasCycleFiles(dir) && replicaOf == null) {
+                    throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
+                            dir + " holds a plain Chronicle queue (cycle files, no " + QueueDescriptor.FILE_NAME
+                                    + "); open it without encryption");
+                }
+                // Authenticated unless the application asks otherwise in code: never because a file says so.
+                // (A replica takes the mode of the leader's descriptor, which the application passed in code.)
+                CipherMode requested = cipherMode != null ? cipherMode
+                        : replicaOf != null && replicaOf.encrypted() ? replicaOf.cipherMode() : DEFAULT_CIPHER_MODE;
+                QueueDescriptor fresh = replicaOf != null ? replicaOf : QueueDescriptor.create(label, requested);
+                keys = QueueKeys.open(dir, label, requested, fresh, keyRing, keyDirectory, readOnly, keyReloadInterval);
+                descriptor = keys.descriptor();
+            } else {
+                if (cipherMode != null) {
+                    throw new QueueConfigurationException(label, QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
+                            "cipherMode(" + cipherMode + ") was set but no keys were given: add .encrypted(keys)");
+                }
+                descriptor = resolvePlainDescriptor(label);
             }
             try {
+                checkCompatible(descriptor);
                 SingleChronicleQueueBuilder chronicleBuilder = SingleChronicleQueueBuilder.single(dir.toFile())
                         .rollCycle(rollCycle)
                         .readOnly(readOnly);
                 if (blockSize != null) {
                     chronicleBuilder.blockSize(blockSize);
                 }
-                SingleChronicleQueue chronicle = chronicleBuilder.build();
-                return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine);
-            } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
+                SingleChronicleQueue chronicle = openChronicle(chronicleBuilder, descriptor);
+                try {
+                    if (descriptor.encrypted()) {
+                        IdentityPin.check(chronicle, descriptor, readOnly, dir);
+                    }
+                    QueueRole role = QueueRole.open(dir, descriptor.name(), replicaOf != null, readOnly);
+                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role);
+                } catch (RuntimeException e) {
+                    chronicle.close();
+                    throw e;
+                }
+            } catch (RuntimeException e) {
                 if (keys != null) {
                     keys.close();
                 }
+                throw e;
+            }
+        }
+
+        private SingleChronicleQueue openChronicle(SingleChronicleQueueBuilder builder, QueueDescriptor descriptor) {
+            try {
+                return builder.build();
+            } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
                 throw new CorruptedQueueException(descriptor.name(), ExcerptException.UNKNOWN_INDEX,
                         "cannot open the Chronicle queue in " + dir + ": " + e, e);
             }
         }
 
-        private QueueDescriptor resolveDescriptor(String label, boolean wantEncrypted) {
+        private QueueDescriptor resolvePlainDescriptor(String label) {
             QueueDescriptor existing = QueueDescriptor.read(dir);
             if (existing != null) {
+                if (existing.encrypted()) {
+                    throw new QueueConfigurationException(existing.name(), QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,
+                            "the queue in " + dir + " is encrypted (" + existing.cipherMode() + ", key ids "
+                                    + existing.keyFingerprints().keySet() + "); open it with .encrypted(keys)");
+                }
                 return existing;
             }
             if (hasCycleFiles(dir) && replicaOf == null) {
                 // Written by open-source Chronicle (or an older tool): plain by definition.
-                if (wantEncrypted) {
-                    throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
-                            dir + " holds a plain Chronicle queue (cycle files, no " + QueueDescriptor.FILE_NAME
-                                    + "); open it without encryption");
-                }
                 QueueDescriptor plain = QueueDescriptor.create(label, null);
                 return readOnly ? plain : plain.createIn(dir);
             }
@@ -318,32 +390,22 @@ public final class EnterpriseQueue implements AutoCloseable {
                 throw new QueueConfigurationException(label, QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,
                         "no queue in " + dir + " to open read-only");
             }
-            QueueDescriptor fresh = replicaOf != null ? replicaOf
-                    : QueueDescriptor.create(label, wantEncrypted ? (cipherMode != null ? cipherMode : DEFAULT_CIPHER_MODE) : null);
+            if (replicaOf != null && replicaOf.encrypted()) {
+                throw new QueueConfigurationException(label, QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,
+                        "the leader's queue is encrypted; open the replica with .encrypted(keys)");
+            }
+            QueueDescriptor fresh = replicaOf != null ? replicaOf : QueueDescriptor.create(label, null);
             return fresh.createIn(dir);
         }
 
-        private void checkCompatible(QueueDescriptor descriptor, boolean wantEncrypted) {
+        private void checkCompatible(QueueDescriptor descriptor) {
             String queue = descriptor.name();
-            if (descriptor.encrypted() && !wantEncrypted) {
-                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,
-                        "the queue in " + dir + " is encrypted (" + descriptor.cipherMode() + ", key ids "
-                                + descriptor.keyFingerprints().keySet() + "); open it with .encrypted(keys)");
-            }
-            if (!descriptor.encrypted() && wantEncrypted) {
-                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
-                        "the queue in " + dir + " is plain; open it without encryption");
-            }
-            if (cipherMode != null && descriptor.encrypted() && cipherMode != descriptor.cipherMode()) {
-                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
-                        "asked for " + cipherMode + " but the queue was created with " + descriptor.cipherMode());
-            }
             if (name != null && !name.equals(descriptor.name())) {
                 throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.NAME_MISMATCH,
                         "asked for name '" + name + "' but " + dir + " holds queue '" + descriptor.name() + "'");
             }
             if (replicaOf != null && !java.util.Arrays.equals(replicaOf.incarnationId(), descriptor.incarnationId())) {
-                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.NAME_MISMATCH,
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.IDENTITY_MISMATCH,
                         dir + " holds another incarnation of the queue than the leader's");
             }
         }

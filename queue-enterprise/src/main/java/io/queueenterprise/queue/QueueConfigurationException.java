@@ -15,7 +15,16 @@ public final class QueueConfigurationException extends QueueException {
         WRONG_KEY,
         CIPHER_MODE_MISMATCH,
         NAME_MISMATCH,
-        UNREADABLE_DESCRIPTOR
+        UNREADABLE_DESCRIPTOR,
+        /**
+         * The descriptor's authenticator does not verify: it was edited (a mode changed, say), copied from
+         * another queue under another key, or its authenticating key is not in the ring.
+         */
+        DESCRIPTOR_NOT_AUTHENTIC,
+        /** The descriptor names another queue identity than the one recorded with this queue's cycle files. */
+        IDENTITY_MISMATCH,
+        /** A replica has no appender until it is promoted under a new term. */
+        REPLICA_CANNOT_WRITE
     }
 
     private final Problem problem;

@@ -37,7 +37,8 @@ import java.util.TreeMap;
 public final class QueueDescriptor {
     public static final String FILE_NAME = "queue-enterprise.properties";
     private static final String LOCK_FILE_NAME = "queue-enterprise.lock";
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
+    public static final int MAC_LENGTH = 32;
     public static final int INCARNATION_ID_LENGTH = 16;
     private static final HexFormat HEX = HexFormat.of();
 
@@ -45,8 +46,16 @@ public final class QueueDescriptor {
     private final CipherMode cipherMode; // null: plain
     private final byte[] incarnationId;
     private final Map<Integer, Long> keyFingerprints;
+    /** Key id whose derived descriptor key made {@link #mac}; -1 for a plain queue (nothing to authenticate with). */
+    private final int macKeyId;
+    private final byte[] mac;
 
     private QueueDescriptor(String name, CipherMode cipherMode, byte[] incarnationId, Map<Integer, Long> keyFingerprints) {
+        this(name, cipherMode, incarnationId, keyFingerprints, -1, new byte[0]);
+    }
+
+    private QueueDescriptor(String name, CipherMode cipherMode, byte[] incarnationId, Map<Integer, Long> keyFingerprints,
+                            int macKeyId, byte[] mac) {
         this.name = Objects.requireNonNull(name, "name");
         if (incarnationId.length != INCARNATION_ID_LENGTH) {
             throw new IllegalArgumentException("incarnation id must be " + INCARNATION_ID_LENGTH + " bytes");
@@ -54,6 +63,8 @@ public final class QueueDescriptor {
         this.cipherMode = cipherMode;
         this.incarnationId = incarnationId.clone();
         this.keyFingerprints = Collections.unmodifiableMap(new TreeMap<>(keyFingerprints));
+        this.macKeyId = macKeyId;
+        this.mac = mac.clone();
     }
 
     /** A new queue's descriptor with a fresh random incarnation id. */
@@ -85,10 +96,51 @@ public final class QueueDescriptor {
         return keyFingerprints;
     }
 
+    /** A copy with one more fingerprint and NO authenticator: the caller authenticates it again. */
     QueueDescriptor withFingerprint(int keyId, long fingerprint) {
         Map<Integer, Long> fingerprints = new TreeMap<>(keyFingerprints);
         fingerprints.put(keyId, fingerprint);
         return new QueueDescriptor(name, cipherMode, incarnationId, fingerprints);
+    }
+
+    /** A copy carrying the authenticator {@code mac}, made under key {@code keyId} over {@link #authenticatedContent}. */
+    QueueDescriptor withMac(int keyId, byte[] mac) {
+        return new QueueDescriptor(name, cipherMode, incarnationId, keyFingerprints, keyId, mac);
+    }
+
+    /** The key id the authenticator was made under, or -1 when there is none. */
+    int macKeyId() {
+        return macKeyId;
+    }
+
+    byte[] mac() {
+        return mac.clone();
+    }
+
+    /**
+     * Every field that says how the queue's bytes are interpreted, in one unambiguous encoding (each field
+     * length-prefixed), including the key id that authenticates it: what the descriptor authenticator covers.
+     */
+    byte[] authenticatedContent(int keyId) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeUTF("queue-enterprise descriptor");
+            out.writeInt(FORMAT_VERSION);
+            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            out.writeInt(n.length);
+            out.write(n);
+            out.writeUTF(cipherMode == null ? "NONE" : cipherMode.name());
+            out.write(incarnationId);
+            out.writeInt(keyFingerprints.size());
+            for (Map.Entry<Integer, Long> e : keyFingerprints.entrySet()) {
+                out.writeInt(e.getKey());
+                out.writeLong(e.getValue());
+            }
+            out.writeInt(keyId);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // in memory: does not happen
+        }
+        return bytes.toByteArray();
     }
 
     // ---------------------------------------------------------------- file form
@@ -101,6 +153,10 @@ public final class QueueDescriptor {
         p.setProperty("encryption", cipherMode == null ? "NONE" : cipherMode.name());
         p.setProperty("incarnation", HEX.formatHex(incarnationId));
         keyFingerprints.forEach((id, fp) -> p.setProperty("key." + id + ".fingerprint", HEX.toHexDigits(fp)));
+        if (macKeyId >= 0) {
+            p.setProperty("mac.key", Integer.toString(macKeyId));
+            p.setProperty("mac", HEX.formatHex(mac));
+        }
         StringWriter out = new StringWriter();
         try {
             p.store(out, "Queue Enterprise queue descriptor. Not secret; do not edit. Replicas carry a copy.");
@@ -119,7 +175,8 @@ public final class QueueDescriptor {
         }
         String format = p.getProperty("format");
         if (!Integer.toString(FORMAT_VERSION).equals(format)) {
-            throw unreadable(queueLabel, "unsupported descriptor format '" + format + "' (this library reads " + FORMAT_VERSION + ")", null);
+            throw unreadable(queueLabel, "unsupported descriptor format '" + format + "' (this library reads " + FORMAT_VERSION
+                    + "; format 1 queues were never deployed and are not read: see docs/crypto.md)", null);
         }
         String name = required(queueLabel, p, "name");
         String encryption = required(queueLabel, p, "encryption");
@@ -153,7 +210,20 @@ public final class QueueDescriptor {
                 }
             }
         }
-        return new QueueDescriptor(name, mode, incarnation, fingerprints);
+        int macKeyId = -1;
+        byte[] mac = new byte[0];
+        if (p.getProperty("mac") != null || p.getProperty("mac.key") != null) {
+            try {
+                macKeyId = Integer.parseInt(required(queueLabel, p, "mac.key"));
+                mac = HEX.parseHex(required(queueLabel, p, "mac"));
+            } catch (IllegalArgumentException e) {
+                throw unreadable(queueLabel, "bad 'mac' or 'mac.key' entry", e);
+            }
+            if (macKeyId < 0 || macKeyId > 0xFFFF || mac.length != MAC_LENGTH) {
+                throw unreadable(queueLabel, "bad 'mac' or 'mac.key' entry", null);
+            }
+        }
+        return new QueueDescriptor(name, mode, incarnation, fingerprints, macKeyId, mac);
     }
 
     private static String required(String queueLabel, Properties p, String key) {
@@ -197,19 +267,20 @@ public final class QueueDescriptor {
         });
     }
 
-    /** Records a key id's fingerprint in the descriptor in {@code dir} (read-modify-write under a lock). */
-    static QueueDescriptor recordFingerprint(Path dir, int keyId, long fingerprint) {
+    /**
+     * Read-modify-write of the descriptor in {@code dir} under the descriptor lock: {@code update} gets the
+     * current descriptor and returns the one to store (the same object to store nothing).
+     */
+    static QueueDescriptor update(Path dir, java.util.function.UnaryOperator<QueueDescriptor> update) {
         return underLock(dir, () -> {
             QueueDescriptor current = read(dir);
             if (current == null) {
                 throw unreadable(dir.toString(), "descriptor vanished", null);
             }
-            Long known = current.keyFingerprints.get(keyId);
-            if (known != null) {
-                return current;
+            QueueDescriptor updated = update.apply(current);
+            if (updated != current) {
+                writeAtomically(dir, updated);
             }
-            QueueDescriptor updated = current.withFingerprint(keyId, fingerprint);
-            writeAtomically(dir, updated);
             return updated;
         });
     }

@@ -6,10 +6,13 @@ import io.queueenterprise.crypto.ExcerptOpener;
 import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.KeyRingSource;
+import io.queueenterprise.crypto.MasterKey;
 import io.queueenterprise.crypto.QueueIdentity;
 import io.queueenterprise.crypto.QueueKey;
+import io.queueenterprise.crypto.WriterEpochs;
 
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -18,16 +21,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The keys of one encrypted queue: the current key ring (swapped whole on rotation, read by each
- * sealer and opener with one volatile read per excerpt) checked against the fingerprints the queue's
- * descriptor recorded, so a wrong key is refused before it writes or reads anything.
+ * The keys of one encrypted queue and the authenticity of its descriptor: the current key ring (swapped
+ * whole on rotation, read by each sealer and opener with one volatile read per excerpt), checked against the
+ * fingerprints the descriptor recorded, with the descriptor itself authenticated (HMAC-SHA256 under a key
+ * derived for this queue, mode and format) before anything in it is believed. So nothing that selects how
+ * bytes are interpreted comes from an unauthenticated file, and a wrong key is refused before it reads or
+ * writes anything.
  */
 final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(QueueKeys.class.getName());
 
     private final Path queueDir;
     private final QueueIdentity identity;
-    private final KeyRingSource source; // null: a fixed ring
+    private final CipherMode mode;
+    private final KeyRingSource source; // null: a fixed ring, owned by the application
     private final boolean readOnly;
     private volatile QueueDescriptor descriptor;
     private volatile KeyRing ring;
@@ -37,25 +44,58 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         this.queueDir = queueDir;
         this.descriptor = descriptor;
         this.identity = new QueueIdentity(descriptor.name(), descriptor.incarnationId());
+        this.mode = descriptor.cipherMode();
         this.source = source;
         this.readOnly = readOnly;
     }
 
-    static QueueKeys fixed(Path queueDir, QueueDescriptor descriptor, KeyRing ring, boolean readOnly) {
-        QueueKeys keys = new QueueKeys(queueDir, descriptor, null, readOnly);
+    /**
+     * Opens (or, when {@code dir} has no descriptor and may be written, creates) the keys of an encrypted
+     * queue. {@code fresh} is the descriptor to create when there is none (a new queue, or a replica's copy
+     * of its leader's); {@code requestedMode} is the mode the application asked for, explicitly or by default.
+     */
+    static QueueKeys open(Path dir, String label, CipherMode requestedMode, QueueDescriptor fresh, KeyRing fixedRing,
+                          Path keyDirectory, boolean readOnly, Duration reloadInterval) {
+        KeyRingSource source = keyDirectory == null ? null : new KeyRingSource(keyDirectory);
+        KeyRing ring = source == null ? fixedRing : source.load();
+        QueueDescriptor existing = QueueDescriptor.read(dir);
+        QueueDescriptor descriptor;
+        if (existing != null) {
+            descriptor = existing;
+        } else if (readOnly) {
+            throw new QueueConfigurationException(label, QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,
+                    "no queue in " + dir + " to open read-only");
+        } else {
+            // Created authenticated from the first byte: the active key's fingerprint and the authenticator.
+            QueueKeys creator = new QueueKeys(dir, fresh, null, false);
+            verifyIfAuthenticated(creator, ring, fresh, label);
+            QueueDescriptor signed = creator.sign(creator.withActiveFingerprint(fresh, ring), ring);
+            descriptor = signed.createIn(dir); // another process may have created one first: that one counts
+        }
+        if (!descriptor.encrypted()) {
+            throw new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
+                    "the queue in " + dir + " is plain; open it without encryption");
+        }
+        if (descriptor.cipherMode() != requestedMode) {
+            throw new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
+                    "asked for " + requestedMode + (requestedMode == EnterpriseQueue.DEFAULT_CIPHER_MODE ? " (the default)" : "")
+                            + " but the queue's descriptor says " + descriptor.cipherMode()
+                            + "; a queue without authentication is only opened when the application asks for that mode in code");
+        }
+        QueueKeys keys = new QueueKeys(dir, descriptor, source, readOnly);
+        keys.checkFingerprints(ring);
+        keys.verify(descriptor, ring);
         keys.install(ring);
-        return keys;
-    }
-
-    static QueueKeys fromDirectory(Path queueDir, QueueDescriptor descriptor, Path keyDirectory, boolean readOnly,
-                                   Duration reloadInterval) {
-        KeyRingSource source = new KeyRingSource(keyDirectory);
-        QueueKeys keys = new QueueKeys(queueDir, descriptor, source, readOnly);
-        keys.install(source.load());
         if (reloadInterval != null) {
             keys.startReloading(reloadInterval);
         }
         return keys;
+    }
+
+    private static void verifyIfAuthenticated(QueueKeys keys, KeyRing ring, QueueDescriptor d, String label) {
+        if (d.macKeyId() >= 0) {
+            keys.verify(d, ring);
+        }
     }
 
     @Override
@@ -67,11 +107,15 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         return descriptor;
     }
 
-    ExcerptSealer newSealer(CipherMode mode, CryptoEngine engine) {
-        return new ExcerptSealer(identity, this, mode, engine);
+    QueueIdentity identity() {
+        return identity;
     }
 
-    ExcerptOpener newOpener(CipherMode mode, CryptoEngine engine) {
+    ExcerptSealer newSealer(CryptoEngine engine, WriterEpochs epochs) {
+        return new ExcerptSealer(identity, this, mode, engine, epochs);
+    }
+
+    ExcerptOpener newOpener(CryptoEngine engine) {
         return new ExcerptOpener(identity, this, mode, engine);
     }
 
@@ -86,34 +130,81 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         if (latest == ring) {
             return false;
         }
+        checkFingerprints(latest);
         install(latest);
         return true;
     }
 
-    /** Verifies the ring against the recorded fingerprints, records the active key's, then publishes it. */
-    private synchronized void install(KeyRing candidate) {
-        QueueDescriptor current = descriptor;
-        for (Map.Entry<Integer, Long> recorded : current.keyFingerprints().entrySet()) {
+    /** Refuses a ring holding a key id the queue knows under another key. */
+    private void checkFingerprints(KeyRing candidate) {
+        for (Map.Entry<Integer, Long> recorded : descriptor.keyFingerprints().entrySet()) {
             int keyId = recorded.getKey();
             if (candidate.contains(keyId) && fingerprint(candidate, keyId) != recorded.getValue()) {
                 throw wrongKey(keyId);
             }
         }
+    }
+
+    /** Checks the descriptor's authenticator with the key it names. */
+    private void verify(QueueDescriptor d, KeyRing candidate) {
+        int keyId = d.macKeyId();
+        if (keyId < 0) {
+            throw notAuthentic(d, "it carries no authenticator (an encrypted queue's descriptor always does)");
+        }
+        if (!candidate.contains(keyId)) {
+            throw notAuthentic(d, "it is authenticated under key id " + keyId + ", which the key ring "
+                    + java.util.Arrays.toString(candidate.keyIds()) + " does not hold");
+        }
+        if (!MessageDigest.isEqual(tag(d, candidate.key(keyId), keyId), d.mac())) {
+            throw notAuthentic(d, "its authenticator does not verify under key id " + keyId
+                    + ": edited, or copied from another queue or incarnation");
+        }
+    }
+
+    private QueueDescriptor sign(QueueDescriptor d, KeyRing candidate) {
+        int keyId = candidate.activeKeyId();
+        return d.withMac(keyId, tag(d, candidate.key(keyId), keyId));
+    }
+
+    private byte[] tag(QueueDescriptor d, MasterKey key, int keyId) {
+        QueueKey derived = QueueKey.derive(key, new QueueIdentity(d.name(), d.incarnationId()), d.cipherMode());
+        try {
+            return derived.descriptorTag(d.authenticatedContent(keyId));
+        } finally {
+            derived.destroy();
+        }
+    }
+
+    private QueueDescriptor withActiveFingerprint(QueueDescriptor d, KeyRing candidate) {
         int active = candidate.activeKeyId();
-        if (!current.keyFingerprints().containsKey(active) && !readOnly) {
-            long fingerprint = fingerprint(candidate, active);
-            QueueDescriptor updated = QueueDescriptor.recordFingerprint(queueDir, active, fingerprint);
-            if (updated.keyFingerprints().get(active) != fingerprint) {
-                throw wrongKey(active); // another process recorded a different key under this id first
-            }
-            descriptor = updated;
+        return d.keyFingerprints().containsKey(active) ? d : d.withFingerprint(active, fingerprint(candidate, active));
+    }
+
+    /**
+     * Records the active key's fingerprint when the queue does not know it yet (a rotation), re-authenticated
+     * under that key, then publishes the ring. The descriptor on disk is re-read and re-verified under the lock.
+     */
+    private synchronized void install(KeyRing candidate) {
+        int active = candidate.activeKeyId();
+        if (!descriptor.keyFingerprints().containsKey(active) && !readOnly) {
+            descriptor = QueueDescriptor.update(queueDir, current -> {
+                verify(current, candidate);
+                Long known = current.keyFingerprints().get(active);
+                if (known != null) {
+                    if (known != fingerprint(candidate, active)) {
+                        throw wrongKey(active); // another process recorded a different key under this id first
+                    }
+                    return current;
+                }
+                return sign(withActiveFingerprint(current, candidate), candidate);
+            });
         }
         ring = candidate;
     }
 
     /** The key check value of a key id for this queue; the derived key material is wiped at once. */
     private long fingerprint(KeyRing candidate, int keyId) {
-        QueueKey derived = QueueKey.derive(candidate.key(keyId), identity);
+        QueueKey derived = QueueKey.derive(candidate.key(keyId), identity, mode);
         try {
             return derived.fingerprint();
         } finally {
@@ -124,6 +215,11 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     private QueueConfigurationException wrongKey(int keyId) {
         return new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.WRONG_KEY,
                 "key id " + keyId + " is not the key this queue was written with (fingerprint mismatch)");
+    }
+
+    private QueueConfigurationException notAuthentic(QueueDescriptor d, String why) {
+        return new QueueConfigurationException(d.name(), QueueConfigurationException.Problem.DESCRIPTOR_NOT_AUTHENTIC,
+                queueDir.resolve(QueueDescriptor.FILE_NAME) + " is refused: " + why);
     }
 
     private void startReloading(Duration interval) {
@@ -147,10 +243,19 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         }, millis, millis, TimeUnit.MILLISECONDS);
     }
 
+    /** Stops reloading; master keys this queue loaded from files are wiped (a ring the application passed is its own). */
     @Override
     public void close() {
         if (reloader != null) {
             reloader.shutdownNow();
+        }
+        if (source != null) {
+            KeyRing last = source.current();
+            if (last != null) {
+                for (int id : last.keyIds()) {
+                    last.key(id).destroy();
+                }
+            }
         }
     }
 }

@@ -70,36 +70,21 @@ class BadInputTest {
     }
 
     @Test
-    void aWrongKeyWithoutARecordedFingerprintFailsPerExcerptWithItsIndex() throws IOException {
+    void anEditedDescriptorIsRefusedAtOpenAndNothingIsWritten() throws IOException {
         writeEncrypted(3);
-        // A descriptor that lost its fingerprint lines (say, a hand-made replica): the tag still catches it.
+        // A descriptor that lost its fingerprint lines (say, a hand-made replica): its authenticator fails.
         Path descriptor = dir.resolve(QueueDescriptor.FILE_NAME);
+        String original = Files.readString(descriptor);
         String kept = Files.readAllLines(descriptor).stream().filter(l -> !l.startsWith("key."))
                 .collect(Collectors.joining("\n"));
         Files.writeString(descriptor, kept);
-        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(TestKeys.ring(1)).readOnly(true).build();
-             QueueTailer tailer = queue.createTailer()) {
-            ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
-            assertEquals(EnvelopeException.Reason.AUTHENTICATION_FAILED, e.reason());
-            assertEquals(queue.firstIndex(), e.index());
-            assertEquals("orders", e.queueName());
-        }
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(goodRing()).build());
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_NOT_AUTHENTIC, e.problem());
+        assertTrue(e.getMessage().contains(QueueDescriptor.FILE_NAME), e.getMessage());
+        assertEquals(kept, Files.readString(descriptor), "a refused open must not rewrite the descriptor");
+        Files.writeString(descriptor, original);
         assertStillReadable(3);
-    }
-
-    @Test
-    void anUnknownKeyIdNamesTheKeyAndTheIndex() {
-        writeEncrypted(2);
-        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(TestKeys.ring(2)).build();
-             QueueTailer tailer = queue.createTailer()) {
-            ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
-            assertEquals(EnvelopeException.Reason.UNKNOWN_KEY_ID, e.reason());
-            assertEquals(queue.firstIndex(), e.index());
-            // The failed read did not move the tailer: the same excerpt fails again, nothing skipped.
-            ExcerptDecryptionException again = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(new byte[64]));
-            assertEquals(e.index(), again.index());
-        }
-        assertStillReadable(2);
     }
 
     @Test

@@ -185,6 +185,10 @@ class EncryptedQueueTest {
             try (EnterpriseQueue follower = EnterpriseQueue.builder(followerDir).replicaOf(leader.descriptor())
                     .encrypted(ring).build();
                  QueueTailer tailer = follower.createTailer()) {
+                // A replica never seals: no appender until it is promoted under a new term.
+                QueueConfigurationException refused = assertThrows(QueueConfigurationException.class,
+                        follower::createAppender);
+                assertEquals(QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE, refused.problem());
                 byte[] buffer = new byte[80_000];
                 for (byte[] expected : messages) {
                     int n = tailer.read(buffer);

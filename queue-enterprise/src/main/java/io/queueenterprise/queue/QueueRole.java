@@ -1,0 +1,85 @@
+package io.queueenterprise.queue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * Whether this copy of a queue may take appends: a replica may not until it is promoted, and every promotion
+ * is under a term higher than any this directory has seen. Kept in {@value #FILE_NAME} beside the cycle files
+ * ("replica", or "leader &lt;term&gt;"), so a restarted replica stays a replica and a term is never reused by
+ * this directory. A queue that never was a replica has no such file and is its own leader.
+ */
+final class QueueRole {
+    static final String FILE_NAME = "queue-enterprise.role";
+
+    private final Path dir;
+    private volatile boolean replica;
+    private volatile long leaderTerm;
+
+    private QueueRole(Path dir, boolean replica, long leaderTerm) {
+        this.dir = dir;
+        this.replica = replica;
+        this.leaderTerm = leaderTerm;
+    }
+
+    static QueueRole open(Path dir, String queueName, boolean createAsReplica, boolean readOnly) {
+        Path file = dir.resolve(FILE_NAME);
+        if (Files.exists(file)) {
+            String text;
+            try {
+                text = Files.readString(file, StandardCharsets.US_ASCII).strip();
+            } catch (IOException e) {
+                throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,
+                        "cannot read " + file + ": " + e.getMessage(), e);
+            }
+            if (text.equals("replica")) {
+                return new QueueRole(dir, true, 0);
+            }
+            if (text.startsWith("leader ")) {
+                try {
+                    return new QueueRole(dir, false, Long.parseLong(text.substring(7).strip()));
+                } catch (NumberFormatException e) {
+                    // fall through to the error below
+                }
+            }
+            throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,
+                    file + " must say 'replica' or 'leader <term>', found '" + text + "'");
+        }
+        if (createAsReplica && !readOnly) {
+            write(dir, queueName, "replica");
+        }
+        return new QueueRole(dir, createAsReplica, 0);
+    }
+
+    boolean isReplica() {
+        return replica;
+    }
+
+    long leaderTerm() {
+        return leaderTerm;
+    }
+
+    synchronized void promote(String queueName, long term) {
+        if (term <= leaderTerm) {
+            throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
+                    "term " + term + " is not above term " + leaderTerm + ", which this queue was already promoted under");
+        }
+        write(dir, queueName, "leader " + term); // recorded before it takes effect
+        leaderTerm = term;
+        replica = false;
+    }
+
+    private static void write(Path dir, String queueName, String text) {
+        try {
+            Path tmp = Files.createTempFile(dir, FILE_NAME, ".tmp");
+            Files.writeString(tmp, text + "\n", StandardCharsets.US_ASCII);
+            Files.move(tmp, dir.resolve(FILE_NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("queue '" + queueName + "': cannot record its role in " + dir, e);
+        }
+    }
+}
