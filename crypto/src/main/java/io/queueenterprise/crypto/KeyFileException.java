@@ -19,7 +19,9 @@ public final class KeyFileException extends QueueCryptoException {
         DUPLICATE_KEY_ID,
         ACTIVE_MISSING,
         ACTIVE_NOT_A_NUMBER,
-        ACTIVE_KEY_ABSENT
+        ACTIVE_KEY_ABSENT,
+        /** A key file readable by group/others or a key folder writable by others, refused by policy. */
+        INSECURE_PERMISSIONS
     }
 
     private final transient Path path;

@@ -27,6 +27,14 @@ import java.util.function.Supplier;
  * file key, symlink target): call it from a background thread, never the hot path. {@link #current()} is a
  * volatile read, suitable as the {@code Supplier<KeyRing>} of sealers and openers.
  *
+ * <p>A Kubernetes Secret volume publishes every version in a timestamped folder and swaps the {@code ..data}
+ * link to it atomically; the top-level names are links through {@code ..data}. Where {@code ..data} exists it
+ * is resolved ONCE per load and every file is read from that one version, so a rotation that lands during a
+ * load can never mix an old {@code active} with new keys. ({@code subPath} mounts never see rotations at all.)
+ *
+ * <p>Permissions: a key file readable by group or others, or a key folder writable by others, is reported
+ * (warning) or refused ({@link PermissionPolicy#REFUSE}). Mount Secrets with {@code defaultMode: 0400}.
+ *
  * <p>A raw 16/32-byte file whose every byte happens to be a hex digit (or base64 text of a valid length) is read
  * as text; for random key bytes the probability is negligible (below 2^-100).
  */
@@ -35,12 +43,29 @@ public final class KeyRingSource implements Supplier<KeyRing> {
     static final String KEY_SUFFIX = ".key";
     private static final int MAX_FILE_BYTES = 4096;
 
+    static final String SECRET_DATA_LINK = "..data";
+    private static final System.Logger LOG = System.getLogger(KeyRingSource.class.getName());
+
+    /** What to do with key files that others than the owner could read, or folders others could write. */
+    public enum PermissionPolicy {
+        /** Load, and log a warning naming the file and its permissions (the default). */
+        WARN,
+        /** Refuse the ring with {@link KeyFileException.Reason#INSECURE_PERMISSIONS}. */
+        REFUSE
+    }
+
     private final Path directory;
+    private final PermissionPolicy permissionPolicy;
     private volatile KeyRing current;
     private List<String> snapshot;
 
     public KeyRingSource(Path directory) {
+        this(directory, PermissionPolicy.WARN);
+    }
+
+    public KeyRingSource(Path directory, PermissionPolicy permissionPolicy) {
         this.directory = Objects.requireNonNull(directory, "directory");
+        this.permissionPolicy = Objects.requireNonNull(permissionPolicy, "permissionPolicy");
     }
 
     public Path directory() {
@@ -50,7 +75,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
     /** Loads the ring (always reading the files) and makes it current. */
     public synchronized KeyRing load() {
         List<String> before = snapshot();
-        KeyRing ring = read(directory);
+        KeyRing ring = read(directory, permissionPolicy);
         current = ring;
         snapshot = before;
         return ring;
@@ -67,7 +92,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         if (now.equals(snapshot) && current != null) {
             return false;
         }
-        KeyRing ring = read(directory);
+        KeyRing ring = read(directory, permissionPolicy);
         current = ring;
         snapshot = now;
         return true;
@@ -97,7 +122,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory)) {
             for (Path p : ds) {
                 String name = p.getFileName().toString();
-                if (name.startsWith(".")) {
+                if (name.startsWith(".") && !name.equals(SECRET_DATA_LINK)) {
                     continue;
                 }
                 StringBuilder sb = new StringBuilder(name);
@@ -120,11 +145,30 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         return out;
     }
 
-    /** Reads a key directory once. */
+    /** Reads a key directory once, warning about loose permissions. */
     public static KeyRing read(Path directory) {
-        if (!Files.isDirectory(directory)) {
-            throw new KeyFileException(directory, KeyFileException.Reason.DIRECTORY_MISSING,
+        return read(directory, PermissionPolicy.WARN);
+    }
+
+    /** Reads a key directory once: through one resolution of {@code ..data} when it is a Secret volume. */
+    public static KeyRing read(Path given, PermissionPolicy policy) {
+        if (!Files.isDirectory(given)) {
+            throw new KeyFileException(given, KeyFileException.Reason.DIRECTORY_MISSING,
                     "key directory does not exist or is not a directory");
+        }
+        Path directory = given;
+        Path dataLink = given.resolve(SECRET_DATA_LINK);
+        if (Files.isSymbolicLink(dataLink)) {
+            try {
+                directory = dataLink.toRealPath(); // one version of the Secret for the whole load
+            } catch (IOException e) {
+                throw new KeyFileException(dataLink, KeyFileException.Reason.UNREADABLE,
+                        "cannot resolve the Secret's ..data link: " + e.getClass().getSimpleName());
+            }
+        }
+        checkFolder(given, policy);
+        if (!directory.equals(given)) {
+            checkFolder(directory, policy);
         }
         Map<Integer, MasterKey> keys = new TreeMap<>();
         Path activeFile = null;
@@ -138,6 +182,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
                     activeFile = p;
                 } else if (name.endsWith(KEY_SUFFIX)) {
                     int id = parseId(p, name.substring(0, name.length() - KEY_SUFFIX.length()));
+                    checkKeyFile(p, policy);
                     byte[] material = readKey(p);
                     MasterKey k;
                     try {
@@ -179,6 +224,44 @@ public final class KeyRingSource implements Supplier<KeyRing> {
             keys.values().forEach(MasterKey::destroy);
             throw e;
         }
+    }
+
+    /** A key file must be readable by its owner alone (following links: a Secret's files are links). */
+    private static void checkKeyFile(Path p, PermissionPolicy policy) {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = posixPermissions(p);
+        if (perms != null && (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
+                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ))) {
+            insecure(p, "key file is readable by group or others ("
+                    + java.nio.file.attribute.PosixFilePermissions.toString(perms)
+                    + "); make it 0400 (Kubernetes: defaultMode: 0400)", policy);
+        }
+    }
+
+    /** A key folder must not be writable by others (they could plant a key and make it active). */
+    private static void checkFolder(Path dir, PermissionPolicy policy) {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = posixPermissions(dir);
+        if (perms != null && perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            insecure(dir, "key folder is writable by others ("
+                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + ")", policy);
+        }
+    }
+
+    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> posixPermissions(Path p) {
+        try {
+            return Files.getPosixFilePermissions(p);
+        } catch (UnsupportedOperationException notPosix) {
+            return null;
+        } catch (IOException e) {
+            throw new KeyFileException(p, KeyFileException.Reason.UNREADABLE,
+                    "cannot read permissions: " + e.getClass().getSimpleName());
+        }
+    }
+
+    private static void insecure(Path p, String detail, PermissionPolicy policy) {
+        if (policy == PermissionPolicy.REFUSE) {
+            throw new KeyFileException(p, KeyFileException.Reason.INSECURE_PERMISSIONS, detail);
+        }
+        LOG.log(System.Logger.Level.WARNING, "{0}: {1}", p, detail);
     }
 
     private static int parseId(Path p, String stem) {

@@ -254,4 +254,56 @@ class KeyRingSourceTest {
         assertTrue(src.reloadIfChanged());
         assertEquals(2, src.current().activeKeyId());
     }
+
+    /**
+     * The moment of a rotation when kubelet has swapped ..data to the new version but not yet added the new
+     * top-level link: reading name by name through the top-level links mixes versions (an 'active' of the new
+     * version naming a key only the new version has). Reading through ONE resolution of ..data sees one version.
+     */
+    @Test
+    void aSecretIsReadThroughOneResolutionOfItsDataLink() throws IOException {
+        byte[] k1 = random(16, 21);
+        byte[] k2 = random(16, 22);
+        Path v2 = Files.createDirectory(dir.resolve("..2025_03_01_00_00_00.000000002"));
+        write(v2.resolve("1.key"), k1);
+        write(v2.resolve("2.key"), k2);
+        write(v2.resolve("active"), "2");
+        Files.createSymbolicLink(dir.resolve("..data"), v2.getFileName());
+        Files.createSymbolicLink(dir.resolve("1.key"), Path.of("..data/1.key"));
+        Files.createSymbolicLink(dir.resolve("active"), Path.of("..data/active"));
+        // no top-level 2.key link yet
+        KeyRing ring = new KeyRingSource(dir).load();
+        assertEquals(2, ring.activeKeyId());
+        assertArrayEquals(k2, ring.key(2).material());
+        assertArrayEquals(k1, ring.key(1).material());
+    }
+
+    @Test
+    void looseKeyFilePermissionsAreReportedOrRefused() throws IOException {
+        Path key = dir.resolve("1.key");
+        write(key, random(16, 31));
+        write(dir.resolve("active"), "1");
+        java.nio.file.attribute.PosixFileAttributeView view =
+                Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class);
+        org.junit.jupiter.api.Assumptions.assumeTrue(view != null, "needs a POSIX file system");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
+        assertEquals(1, new KeyRingSource(dir, KeyRingSource.PermissionPolicy.REFUSE).load().activeKeyId());
+
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals(1, new KeyRingSource(dir).load().activeKeyId(), "the default policy warns and loads");
+        KeyFileException e = assertThrows(KeyFileException.class,
+                () -> new KeyRingSource(dir, KeyRingSource.PermissionPolicy.REFUSE).load());
+        assertEquals(Reason.INSECURE_PERMISSIONS, e.reason());
+        assertEquals(key, e.path());
+        assertTrue(e.getMessage().contains("rw-r--r--") && e.getMessage().contains("0400"), e.getMessage());
+
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        KeyFileException folder = assertThrows(KeyFileException.class,
+                () -> new KeyRingSource(dir, KeyRingSource.PermissionPolicy.REFUSE).load());
+        assertEquals(Reason.INSECURE_PERMISSIONS, folder.reason());
+        assertEquals(dir, folder.path());
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
 }

@@ -3,6 +3,7 @@ package io.queueenterprise.queue;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.CryptoEngine;
 import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.KeyRingSource;
 import io.queueenterprise.crypto.WriterEpochs;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -66,8 +67,9 @@ public final class EnterpriseQueue implements AutoCloseable {
         this.keys = keys;
         this.engine = engine;
         this.role = role;
-        long term = role.leaderTerm();
-        this.writerEpochs = term > 0 ? WriterEpochs.ofTerm(term) : WriterEpochs.random();
+        // Term epochs belong to the instance that promoted (see promote): a reopened leader, or a second
+        // process on the same directory, must not restart that term's slots at 0.
+        this.writerEpochs = WriterEpochs.random();
     }
 
     /** Starts building a queue stored in directory {@code dir} (created if absent). */
@@ -222,6 +224,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         private CipherMode cipherMode;
         private CryptoEngine engine = CryptoEngine.JCE;
         private Duration keyReloadInterval;
+        private KeyRingSource.PermissionPolicy keyFilePolicy = KeyRingSource.PermissionPolicy.WARN;
         private boolean readOnly;
         private QueueDescriptor replicaOf;
 
@@ -286,6 +289,15 @@ public final class EnterpriseQueue implements AutoCloseable {
             return this;
         }
 
+        /**
+         * What to do with key files readable by group or others, or key folders writable by others: warn (the
+         * default) or refuse to open. Production deployments should refuse (Secrets with defaultMode 0400).
+         */
+        public Builder keyFilePermissions(KeyRingSource.PermissionPolicy policy) {
+            this.keyFilePolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
         /** Poll the key directory at this interval and install a rotated ring (off by default; see {@link #reloadKeys()}). */
         public Builder keyReloadInterval(Duration interval) {
             this.keyReloadInterval = Objects.requireNonNull(interval, "interval");
@@ -326,7 +338,8 @@ public final class EnterpriseQueue implements AutoCloseable {
                 CipherMode requested = cipherMode != null ? cipherMode
                         : replicaOf != null && replicaOf.encrypted() ? replicaOf.cipherMode() : DEFAULT_CIPHER_MODE;
                 QueueDescriptor fresh = replicaOf != null ? replicaOf : QueueDescriptor.create(label, requested);
-                keys = QueueKeys.open(dir, label, requested, fresh, keyRing, keyDirectory, readOnly, keyReloadInterval);
+                keys = QueueKeys.open(dir, label, requested, fresh, keyRing, keyDirectory, keyFilePolicy, readOnly,
+                        keyReloadInterval);
                 descriptor = keys.descriptor();
             } else {
                 if (cipherMode != null) {

@@ -55,8 +55,9 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
      * of its leader's); {@code requestedMode} is the mode the application asked for, explicitly or by default.
      */
     static QueueKeys open(Path dir, String label, CipherMode requestedMode, QueueDescriptor fresh, KeyRing fixedRing,
-                          Path keyDirectory, boolean readOnly, Duration reloadInterval) {
-        KeyRingSource source = keyDirectory == null ? null : new KeyRingSource(keyDirectory);
+                          Path keyDirectory, KeyRingSource.PermissionPolicy keyFilePolicy, boolean readOnly,
+                          Duration reloadInterval) {
+        KeyRingSource source = keyDirectory == null ? null : new KeyRingSource(keyDirectory, keyFilePolicy);
         KeyRing ring = source == null ? fixedRing : source.load();
         QueueDescriptor existing = QueueDescriptor.read(dir);
         QueueDescriptor descriptor;

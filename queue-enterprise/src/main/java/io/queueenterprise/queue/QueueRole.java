@@ -2,10 +2,13 @@ package io.queueenterprise.queue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 
 /**
  * Whether this copy of a queue may take appends: a replica may not until it is promoted, and every promotion
@@ -15,6 +18,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class QueueRole {
     static final String FILE_NAME = "queue-enterprise.role";
+    private static final String LOCK_FILE_NAME = "queue-enterprise.role.lock";
 
     private final Path dir;
     private volatile boolean replica;
@@ -63,12 +67,21 @@ final class QueueRole {
         return leaderTerm;
     }
 
+    /** Records "leader term" if term is above the recorded one, re-read under a file lock (another process may have promoted). */
     synchronized void promote(String queueName, long term) {
-        if (term <= leaderTerm) {
-            throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
-                    "term " + term + " is not above term " + leaderTerm + ", which this queue was already promoted under");
+        try (FileChannel channel = FileChannel.open(dir.resolve(LOCK_FILE_NAME), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+             FileLock ignored = channel.lock()) {
+            QueueRole onDisk = open(dir, queueName, false, true);
+            long recorded = Math.max(leaderTerm, onDisk.leaderTerm);
+            if (term <= recorded) {
+                throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
+                        "term " + term + " is not above term " + recorded + ", which this queue was already promoted under");
+            }
+            write(dir, queueName, "leader " + term); // recorded before it takes effect
+        } catch (IOException e) {
+            throw new UncheckedIOException("queue '" + queueName + "': cannot lock " + dir.resolve(LOCK_FILE_NAME), e);
         }
-        write(dir, queueName, "leader " + term); // recorded before it takes effect
         leaderTerm = term;
         replica = false;
     }

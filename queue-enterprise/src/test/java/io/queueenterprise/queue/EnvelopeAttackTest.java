@@ -127,12 +127,23 @@ class EnvelopeAttackTest {
         }
         try (EnterpriseQueue restarted = EnterpriseQueue.builder(replicaDir).encrypted(ring).build()) {
             assertEquals(5, restarted.leaderTerm());
-            assertThrows(QueueConfigurationException.class, () -> restarted.promote(4));
-            restarted.promote(6);
+            // Reopened, the leader of term 5 seals with random epochs: term 5's slots belong to the instance
+            // that promoted, and restarting them at 0 would repeat its nonces.
             try (QueueAppender appender = restarted.createAppender()) {
-                appender.write("term 6".getBytes(StandardCharsets.UTF_8));
+                appender.write("after restart".getBytes(StandardCharsets.UTF_8));
             }
-            assertEquals(6, WriterEpochs.termOf(Envelope.epoch(lastEnvelope(restarted), 0)));
+            assertTrue(WriterEpochs.isRandom(Envelope.epoch(lastEnvelope(restarted), 0)));
+            // A second process cannot promote under a term another one already recorded.
+            try (EnterpriseQueue other = EnterpriseQueue.builder(replicaDir).encrypted(ring).build()) {
+                other.promote(7);
+            }
+            assertThrows(QueueConfigurationException.class, () -> restarted.promote(7));
+            assertThrows(QueueConfigurationException.class, () -> restarted.promote(4));
+            restarted.promote(8);
+            try (QueueAppender appender = restarted.createAppender()) {
+                appender.write("term 8".getBytes(StandardCharsets.UTF_8));
+            }
+            assertEquals(8, WriterEpochs.termOf(Envelope.epoch(lastEnvelope(restarted), 0)));
         }
     }
 

@@ -13,6 +13,7 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -35,7 +36,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Single-thread append + read of one excerpt, per subject, in one run: raw open-source Chronicle
- * Queue (the baseline), the library plain, and the library encrypted in each cipher mode. The same
+ * Queue (the baseline: {@code writeBytes}/{@code readBytes}), raw Chronicle through
+ * {@code writingDocument()}/{@code readingDocument()} (the path the encrypted appender must take to learn
+ * the index inside the write lock: the control that separates path cost from crypto cost), the library
+ * plain, and the library encrypted in each cipher mode. The same
  * Bytes payload and the same Chronicle calls underneath; the queue is recreated per iteration (in
  * /dev/shm when present) so files do not grow without bound. Run with {@code -prof gc} to see the
  * allocation rate per operation.
@@ -50,7 +54,7 @@ import java.util.concurrent.TimeUnit;
 @Fork(1)
 public class QueueThroughputBenchmark {
 
-    @Param({"chronicle-raw", "library-plain", "library-ctr", "library-ctr-poly1305"})
+    @Param({"chronicle-raw", "chronicle-raw-document", "library-plain", "library-ctr", "library-ctr-poly1305"})
     public String subject;
 
     @Param({"40", "256"})
@@ -60,6 +64,7 @@ public class QueueThroughputBenchmark {
     private SingleChronicleQueue rawQueue;
     private ExcerptAppender rawAppender;
     private ExcerptTailer rawTailer;
+    private boolean rawDocument;
     private EnterpriseQueue queue;
     private QueueAppender appender;
     private QueueTailer tailer;
@@ -85,6 +90,8 @@ public class QueueThroughputBenchmark {
         dir = Files.createTempDirectory(Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")), "qe-jmh-");
         switch (subject) {
             case "chronicle-raw":
+            case "chronicle-raw-document":
+                rawDocument = subject.equals("chronicle-raw-document");
                 rawQueue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(RollCycles.FAST_DAILY).build();
                 rawAppender = rawQueue.createAppender();
                 rawTailer = rawQueue.createTailer();
@@ -108,7 +115,14 @@ public class QueueThroughputBenchmark {
     @Benchmark
     public long appendAndRead() {
         received.clear();
-        if (rawAppender != null) {
+        if (rawDocument) {
+            try (DocumentContext dc = rawAppender.writingDocument()) {
+                dc.wire().bytes().write(payload);
+            }
+            try (DocumentContext dc = rawTailer.readingDocument()) {
+                received.write(dc.wire().bytes());
+            }
+        } else if (rawAppender != null) {
             rawAppender.writeBytes(payload);
             rawTailer.readBytes(received);
         } else {
