@@ -25,14 +25,17 @@ final class EncryptedAppender implements QueueAppender {
     private final String queueName;
     private final ExcerptAppender appender;
     private final ExcerptSealer sealer;
+    /** The largest plaintext: Chronicle's largest excerpt less the envelope's overhead. */
+    private final long maxPlaintextLength;
     private byte[] staging = new byte[1024];
     private Bytes<?> documentBytes;
     private Wire documentWire;
 
-    EncryptedAppender(String queueName, ExcerptAppender appender, ExcerptSealer sealer) {
+    EncryptedAppender(String queueName, ExcerptAppender appender, ExcerptSealer sealer, long maxExcerptLength) {
         this.queueName = queueName;
         this.appender = appender;
         this.sealer = sealer;
+        this.maxPlaintextLength = Math.min(Envelope.MAX_PLAINTEXT_LENGTH, maxExcerptLength - sealer.mode().overhead());
     }
 
     @Override
@@ -101,9 +104,8 @@ final class EncryptedAppender implements QueueAppender {
 
     /** The staging array, grown (rarely; never in steady state) to hold an envelope of this plaintext length. */
     private byte[] staging(long plaintextLength) {
-        if (plaintextLength > Envelope.MAX_PLAINTEXT_LENGTH) {
-            throw new ExcerptException(queueName, ExcerptException.UNKNOWN_INDEX,
-                    "excerpt of " + plaintextLength + " bytes is too large to seal", null);
+        if (plaintextLength > maxPlaintextLength) {
+            throw new ExcerptTooLargeException(queueName, plaintextLength, maxPlaintextLength, null);
         }
         int needed = HEADER + (int) plaintextLength + Envelope.TAG_LENGTH;
         if (staging.length < needed) {

@@ -95,9 +95,9 @@ public final class EnterpriseQueue implements AutoCloseable {
             throw corrupted("cannot create an appender", e);
         }
         if (keys == null) {
-            return new PlainAppender(name(), appender);
+            return new PlainAppender(name(), appender, maxExcerptLength());
         }
-        return new EncryptedAppender(name(), appender, keys.newSealer(engine, writerEpochs));
+        return new EncryptedAppender(name(), appender, keys.newSealer(engine, writerEpochs), maxExcerptLength());
     }
 
     /** A new tailer at the start of the queue, owned by the calling thread until closed. */
@@ -155,6 +155,14 @@ public final class EnterpriseQueue implements AutoCloseable {
      */
     public ChronicleQueue chronicleQueue() {
         return chronicle;
+    }
+
+    /**
+     * The largest excerpt Chronicle stores in one piece: the queue's overlap size, a quarter of the block
+     * size (16 MiB by default). An encrypted queue takes plaintexts smaller by the envelope's overhead.
+     */
+    public long maxExcerptLength() {
+        return chronicle.overlapSize();
     }
 
     /** Whether this queue is a replica that takes no appends (see {@link #promote(long)}). */

@@ -1,5 +1,6 @@
 package io.queueenterprise.queue;
 
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -7,42 +8,81 @@ import net.openhft.chronicle.wire.WriteMarshallable;
 
 import java.nio.ByteBuffer;
 
-/** Writes excerpts exactly as open-source Chronicle does; the library adds one call, nothing else. */
+/**
+ * Appends excerpts as they are: an ordinary Chronicle Queue that open-source Chronicle reads. Every
+ * write form writes the whole excerpt or throws and writes nothing.
+ */
 final class PlainAppender implements QueueAppender {
     private final String queueName;
     private final ExcerptAppender appender;
+    private final long maxExcerptLength;
 
-    PlainAppender(String queueName, ExcerptAppender appender) {
+    PlainAppender(String queueName, ExcerptAppender appender, long maxExcerptLength) {
         this.queueName = queueName;
         this.appender = appender;
+        this.maxExcerptLength = maxExcerptLength;
     }
 
     @Override
     public long write(byte[] src, int offset, int length) {
+        java.util.Objects.checkFromIndexSize(offset, length, src.length);
+        checkLength(length);
         try (DocumentContext dc = appender.writingDocument()) {
             dc.wire().bytes().write(src, offset, length);
+            return dc.index();
         }
-        return appender.lastIndexAppended();
     }
 
     @Override
     public long write(ByteBuffer src) {
-        try (DocumentContext dc = appender.writingDocument()) {
-            dc.wire().bytes().writeSome(src);
+        int length = src.remaining();
+        checkLength(length);
+        int position = src.position();
+        DocumentContext dc = appender.writingDocument();
+        try {
+            Bytes<?> bytes = dc.wire().bytes();
+            bytes.writeSome(src);
+            if (src.hasRemaining()) { // cannot happen below the checked limit; never commit a truncated excerpt
+                throw new ExcerptTooLargeException(queueName, length, maxExcerptLength, null);
+            }
+            return dc.index();
+        } catch (RuntimeException | Error e) {
+            dc.rollbackOnClose();
+            src.position(position);
+            throw e;
+        } finally {
+            dc.close();
         }
-        return appender.lastIndexAppended();
     }
 
     @Override
     public long write(BytesStore<?, ?> src) {
+        checkLength(src.readRemaining());
         appender.writeBytes(src);
         return appender.lastIndexAppended();
     }
 
     @Override
     public long writeDocument(WriteMarshallable document) {
-        appender.writeDocument(document);
-        return appender.lastIndexAppended();
+        DocumentContext dc = appender.writingDocument();
+        try {
+            document.writeMarshallable(dc.wire());
+            return dc.index();
+        } catch (RuntimeException e) {
+            dc.rollbackOnClose();
+            if (e instanceof java.nio.BufferOverflowException) {
+                throw new ExcerptTooLargeException(queueName, -1, maxExcerptLength, e);
+            }
+            throw e;
+        } finally {
+            dc.close();
+        }
+    }
+
+    private void checkLength(long length) {
+        if (length > maxExcerptLength) {
+            throw new ExcerptTooLargeException(queueName, length, maxExcerptLength, null);
+        }
     }
 
     @Override
