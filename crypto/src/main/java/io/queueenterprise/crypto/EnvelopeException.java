@@ -74,6 +74,11 @@ public final class EnvelopeException extends QueueCryptoException {
         }
     }
 
+    /** The reason in words with the key id, without the index: for callers that name the excerpt themselves. */
+    public String description() {
+        return reason + describe(reason) + (keyId == UNKNOWN_KEY_ID ? "" : ", key id " + keyId);
+    }
+
     public Reason reason() {
         return reason;
     }

@@ -22,11 +22,14 @@ abstract class AbstractTailer implements QueueTailer {
 
     protected final String queueName;
     private final ExcerptTailer tailer;
+    private final LastIndexWatch lastIndexWatch;
     private long lastReadIndex = -1;
 
-    AbstractTailer(String queueName, ExcerptTailer tailer) {
+    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch) {
         this.queueName = queueName;
         this.tailer = tailer;
+        this.lastIndexWatch = lastIndexWatch;
+        lastIndexWatch.acquire();
     }
 
     /** Makes the plaintext of the excerpt in {@code excerpt} available to the copy methods; returns its length. */
@@ -71,9 +74,12 @@ abstract class AbstractTailer implements QueueTailer {
      */
     private int readNext(int target, byte[] array, int offset, int capacity, ByteBuffer buffer, Bytes<?> bytes,
                          ReadMarshallable reader) {
+        // Read BEFORE looking: an excerpt counted complete before the attempt cannot be "not there yet" after it.
+        long knownLast = lastIndexWatch.lastIndex();
         DocumentContext dc = next();
         try {
             if (!dc.isPresent()) {
+                checkNotHidden(knownLast);
                 return -1;
             }
             long index = dc.index();
@@ -106,6 +112,49 @@ abstract class AbstractTailer implements QueueTailer {
         }
     }
 
+    /**
+     * Nothing to read here, yet the queue holds a LATER excerpt in the same cycle: the excerpt here is damaged
+     * and would hide every excerpt after it. (Here equal to the last index is the normal tail: Chronicle counts
+     * an excerpt still being written, or torn by a killed writer and not yet recovered.) One volatile read;
+     * see {@link LastIndexWatch}. Damage to the very last excerpt is found once another one follows it.
+     */
+    private void checkNotHidden(long last) {
+        long here = tailer.index();
+        if (last >= 0 && here < last && tailer.queue().rollCycle().toCycle(here) == tailer.queue().rollCycle().toCycle(last)) {
+            throw new CorruptedQueueException(queueName, here, "the excerpt cannot be read although the queue holds "
+                    + "excerpts up to index 0x" + Long.toHexString(last) + " in "
+                    + CorruptedQueueException.cycleFile(tailer.queue(), here)
+                    + ": its header is damaged; skipDamaged() moves to the next intact excerpt", null);
+        }
+    }
+
+    @Override
+    public final long skipDamaged() {
+        long from = Math.max(tailer.index(), lastReadIndex + 1);
+        lastIndexWatch.refresh();
+        long last = lastIndexWatch.lastIndex();
+        for (long candidate = from + 1; candidate <= last; candidate++) {
+            try {
+                moved();
+                if (!tailer.moveToIndex(candidate)) {
+                    continue;
+                }
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    if (dc.isPresent() && dc.index() == candidate) {
+                        dc.rollbackOnClose(); // leave it for the next read
+                        return candidate;
+                    }
+                }
+            } catch (RuntimeException | InternalError damagedToo) {
+                if (damagedToo instanceof IllegalStateException) {
+                    throw classify(damagedToo, candidate, "cannot move past the damage");
+                }
+                // still inside the damage: try the next index
+            }
+        }
+        return -1;
+    }
+
     @Override
     public final boolean skip() {
         try (DocumentContext dc = next()) {
@@ -120,11 +169,23 @@ abstract class AbstractTailer implements QueueTailer {
     private DocumentContext next() {
         try {
             return tailer.readingDocument();
-        } catch (QueueException e) {
-            throw e;
-        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
-            throw new CorruptedQueueException(queueName, tailer.index(), "cannot read the next excerpt: " + e, e);
+        } catch (RuntimeException | InternalError e) {
+            throw classify(e, tailer.index(), "cannot read the excerpt");
         }
+    }
+
+    /**
+     * What a Chronicle failure means: misuse (closed, wrong thread) is a {@link QueueStateException}; anything
+     * else while reading the files — including the JVM's InternalError for a fault in mapped memory — is damage.
+     */
+    private QueueException classify(Throwable e, long index, String what) {
+        if (e instanceof QueueException) {
+            return (QueueException) e;
+        }
+        if (e instanceof IllegalStateException) { // Chronicle's ClosedIllegalStateException, thread-safety checks
+            return new QueueStateException(queueName, "the tailer cannot be used: " + e.getMessage(), e);
+        }
+        return CorruptedQueueException.at(queueName, tailer.queue(), index, what, e);
     }
 
     @Override
@@ -137,8 +198,8 @@ abstract class AbstractTailer implements QueueTailer {
         try {
             moved();
             return tailer.moveToIndex(index);
-        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
-            throw new CorruptedQueueException(queueName, index, "cannot move to this index: " + e, e);
+        } catch (RuntimeException | InternalError e) {
+            throw classify(e, index, "cannot move to the excerpt");
         }
     }
 
@@ -147,8 +208,8 @@ abstract class AbstractTailer implements QueueTailer {
         try {
             moved();
             tailer.toStart();
-        } catch (Exception e) {
-            throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the start: " + e, e);
+        } catch (RuntimeException | InternalError e) {
+            throw classify(e, ExcerptException.UNKNOWN_INDEX, "cannot move to the start");
         }
         return this;
     }
@@ -158,14 +219,15 @@ abstract class AbstractTailer implements QueueTailer {
         try {
             moved();
             tailer.toEnd();
-        } catch (Exception e) {
-            throw new CorruptedQueueException(queueName, ExcerptException.UNKNOWN_INDEX, "cannot move to the end: " + e, e);
+        } catch (RuntimeException | InternalError e) {
+            throw classify(e, ExcerptException.UNKNOWN_INDEX, "cannot move to the end");
         }
         return this;
     }
 
     @Override
     public void close() {
+        lastIndexWatch.release();
         tailer.close();
     }
 

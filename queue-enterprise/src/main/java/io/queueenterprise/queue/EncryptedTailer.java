@@ -25,8 +25,8 @@ final class EncryptedTailer extends AbstractTailer {
     private Bytes<?> documentBytes;
     private Wire documentWire;
 
-    EncryptedTailer(String queueName, ExcerptTailer tailer, ExcerptOpener opener) {
-        super(queueName, tailer);
+    EncryptedTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, ExcerptOpener opener) {
+        super(queueName, tailer, lastIndexWatch);
         this.opener = opener;
     }
 

@@ -56,6 +56,7 @@ public final class EnterpriseQueue implements AutoCloseable {
     private final QueueKeys keys; // null for a plain queue
     private final CryptoEngine engine;
     private final QueueRole role;
+    private final LastIndexWatch lastIndexWatch;
     /** Where new appenders' writer epochs come from: random, or the term this queue was promoted under. */
     private volatile WriterEpochs writerEpochs;
 
@@ -67,6 +68,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         this.keys = keys;
         this.engine = engine;
         this.role = role;
+        this.lastIndexWatch = new LastIndexWatch(chronicle);
         // Term epochs belong to the instance that promoted (see promote): a reopened leader, or a second
         // process on the same directory, must not restart that term's slots at 0.
         this.writerEpochs = WriterEpochs.random();
@@ -109,9 +111,9 @@ public final class EnterpriseQueue implements AutoCloseable {
             throw corrupted("cannot create a tailer", e);
         }
         if (keys == null) {
-            return new PlainTailer(name(), tailer);
+            return new PlainTailer(name(), tailer, lastIndexWatch);
         }
-        return new EncryptedTailer(name(), tailer, keys.newOpener(engine));
+        return new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine));
     }
 
     private CorruptedQueueException corrupted(String what, Exception e) {

@@ -12,7 +12,7 @@ public final class ExcerptDecryptionException extends ExcerptException {
     private final EnvelopeException.Reason reason;
 
     public ExcerptDecryptionException(String queueName, long index, EnvelopeException cause) {
-        super(queueName, index, cause.reason() + ": " + cause.getMessage(), cause);
+        super(queueName, index, "cannot open the excerpt: " + cause.description(), cause);
         this.reason = cause.reason();
     }
 

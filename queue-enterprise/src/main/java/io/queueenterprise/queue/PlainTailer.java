@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
 final class PlainTailer extends AbstractTailer {
     private Bytes<?> excerpt;
 
-    PlainTailer(String queueName, ExcerptTailer tailer) {
-        super(queueName, tailer);
+    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch) {
+        super(queueName, tailer, lastIndexWatch);
     }
 
     @Override

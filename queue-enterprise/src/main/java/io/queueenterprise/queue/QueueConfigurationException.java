@@ -24,7 +24,9 @@ public final class QueueConfigurationException extends QueueException {
         /** The descriptor names another queue identity than the one recorded with this queue's cycle files. */
         IDENTITY_MISMATCH,
         /** A replica has no appender until it is promoted under a new term. */
-        REPLICA_CANNOT_WRITE
+        REPLICA_CANNOT_WRITE,
+        /** The key directory or a key file is unusable; the cause is the crypto module's {@code KeyFileException}. */
+        KEY_FILES
     }
 
     private final Problem problem;

@@ -58,7 +58,7 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
                           Path keyDirectory, KeyRingSource.PermissionPolicy keyFilePolicy, boolean readOnly,
                           Duration reloadInterval) {
         KeyRingSource source = keyDirectory == null ? null : new KeyRingSource(keyDirectory, keyFilePolicy);
-        KeyRing ring = source == null ? fixedRing : source.load();
+        KeyRing ring = source == null ? fixedRing : load(source, label);
         QueueDescriptor existing = QueueDescriptor.read(dir);
         QueueDescriptor descriptor;
         if (existing != null) {
@@ -120,11 +120,28 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         return new ExcerptOpener(identity, this, mode, engine);
     }
 
+    /** Loads a key directory; its {@code KeyFileException} reaches callers as the library's own type. */
+    private static KeyRing load(KeyRingSource source, String label) {
+        try {
+            return source.load();
+        } catch (io.queueenterprise.crypto.KeyFileException e) {
+            throw keyFiles(label, e);
+        }
+    }
+
+    private static QueueConfigurationException keyFiles(String label, io.queueenterprise.crypto.KeyFileException e) {
+        return new QueueConfigurationException(label, QueueConfigurationException.Problem.KEY_FILES, e.getMessage(), e);
+    }
+
     synchronized boolean reload() {
         if (source == null) {
             return false;
         }
-        source.reloadIfChanged();
+        try {
+            source.reloadIfChanged();
+        } catch (io.queueenterprise.crypto.KeyFileException e) {
+            throw keyFiles(identity.name(), e);
+        }
         // Compare with what this queue installed, not with what the source read last: a ring refused
         // once stays refused (and reported) until the directory is fixed.
         KeyRing latest = source.current();

@@ -39,6 +39,14 @@ public interface QueueTailer extends AutoCloseable {
     /** Moves past the next excerpt without reading it; false when there is none. */
     boolean skip();
 
+    /**
+     * After a {@link CorruptedQueueException}: moves to the next excerpt that can be read (the first one
+     * Chronicle's index reaches beyond the damage) and returns its index, or -1 if there is none. The
+     * excerpts in between are lost to readers of this copy; {@code qe verify} lists such ranges. Slow (it
+     * probes index by index): a recovery path, not a read path.
+     */
+    long skipDamaged();
+
     /** Index of the last excerpt read or skipped; -1 before the first. */
     long lastReadIndex();
 

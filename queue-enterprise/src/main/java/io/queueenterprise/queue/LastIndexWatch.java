@@ -1,0 +1,62 @@
+package io.queueenterprise.queue;
+
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The queue's last index, recomputed in the background and published with one volatile write, so that a
+ * tailer that finds nothing to read can tell "the end" from "a damaged excerpt hides the rest" with one
+ * volatile read. Why in the background: Chronicle's {@code lastIndex()} scans the cycle, about a millisecond
+ * at 100,000 excerpts here; a consumer polling at the end must not pay that per poll.
+ */
+final class LastIndexWatch {
+    static final long REFRESH_MILLIS = 200;
+    private static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "qe-last-index-watch");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final SingleChronicleQueue chronicle;
+    private volatile long lastIndex = -1;
+    private int users;
+    private ScheduledFuture<?> task;
+
+    LastIndexWatch(SingleChronicleQueue chronicle) {
+        this.chronicle = chronicle;
+    }
+
+    /** A tailer starts using the watch: the first one computes the last index at once and starts refreshing. */
+    synchronized void acquire() {
+        if (users++ == 0) {
+            refresh();
+            task = SCHEDULER.scheduleWithFixedDelay(this::refresh, REFRESH_MILLIS, REFRESH_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    synchronized void release() {
+        if (users > 0 && --users == 0) {
+            task.cancel(false);
+            task = null;
+        }
+    }
+
+    /** The last index as of the latest refresh; every excerpt up to it was complete then. -1 when unknown. */
+    long lastIndex() {
+        return lastIndex;
+    }
+
+    void refresh() {
+        try {
+            if (!chronicle.isClosed()) {
+                lastIndex = chronicle.lastIndex();
+            }
+        } catch (RuntimeException | InternalError e) {
+            // A damaged or closing queue: keep the last value; the tailers report damage themselves.
+        }
+    }
+}
