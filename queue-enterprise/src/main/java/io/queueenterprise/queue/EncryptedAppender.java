@@ -25,15 +25,18 @@ final class EncryptedAppender implements QueueAppender {
     private final String queueName;
     private final ExcerptAppender appender;
     private final ExcerptSealer sealer;
+    private final QueueKeys keys;
     /** The largest plaintext: Chronicle's largest excerpt less the envelope's overhead. */
     private final long maxPlaintextLength;
     private byte[] staging = new byte[1024];
     private Bytes<?> documentBytes;
     private Wire documentWire;
 
-    EncryptedAppender(String queueName, ExcerptAppender appender, ExcerptSealer sealer, long maxExcerptLength) {
+    EncryptedAppender(String queueName, ExcerptAppender appender, QueueKeys keys, ExcerptSealer sealer,
+                      long maxExcerptLength) {
         this.queueName = queueName;
         this.appender = appender;
+        this.keys = keys;
         this.sealer = sealer;
         this.maxPlaintextLength = Math.min(Envelope.MAX_PLAINTEXT_LENGTH, maxExcerptLength - sealer.mode().overhead());
     }
@@ -104,6 +107,7 @@ final class EncryptedAppender implements QueueAppender {
 
     /** The staging array, grown (rarely; never in steady state) to hold an envelope of this plaintext length. */
     private byte[] staging(long plaintextLength) {
+        keys.prepareToSeal(); // a rotated key is recorded in the descriptor before it writes its first excerpt
         if (plaintextLength > maxPlaintextLength) {
             throw new ExcerptTooLargeException(queueName, plaintextLength, maxPlaintextLength, null);
         }

@@ -99,7 +99,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         if (keys == null) {
             return new PlainAppender(name(), appender, maxExcerptLength());
         }
-        return new EncryptedAppender(name(), appender, keys.newSealer(engine, writerEpochs), maxExcerptLength());
+        return new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength());
     }
 
     /** A new tailer at the start of the queue, owned by the calling thread until closed. */
@@ -165,6 +165,11 @@ public final class EnterpriseQueue implements AutoCloseable {
      */
     public long maxExcerptLength() {
         return chronicle.overlapSize();
+    }
+
+    /** The key id new excerpts are sealed with once the next write happens (after any reload); -1 for a plain queue. */
+    public int activeKeyId() {
+        return keys == null ? -1 : keys.get().activeKeyId();
     }
 
     /** Whether this queue is a replica that takes no appends (see {@link #promote(long)}). */

@@ -38,6 +38,8 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     private final boolean readOnly;
     private volatile QueueDescriptor descriptor;
     private volatile KeyRing ring;
+    /** The latest ring whose active key the descriptor has recorded: the only ring sealers see. */
+    private volatile KeyRing sealingRing;
     private ScheduledExecutorService reloader;
 
     private QueueKeys(Path queueDir, QueueDescriptor descriptor, KeyRingSource source, boolean readOnly) {
@@ -113,7 +115,47 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     }
 
     ExcerptSealer newSealer(CryptoEngine engine, WriterEpochs epochs) {
-        return new ExcerptSealer(identity, this, mode, engine, epochs);
+        // Before the first seal (which records the key) the sealer only derives keys from the current ring.
+        return new ExcerptSealer(identity, () -> {
+            KeyRing recorded = sealingRing;
+            return recorded != null ? recorded : ring;
+        }, mode, engine, epochs);
+    }
+
+    /**
+     * Called by appenders before each seal (one volatile read in steady state): a key is recorded in the
+     * descriptor when it first writes, never when a queue is merely opened, so readers change nothing.
+     */
+    void prepareToSeal() {
+        KeyRing current = ring;
+        if (current != sealingRing) {
+            recordActiveKey(current);
+        }
+    }
+
+    private synchronized void recordActiveKey(KeyRing candidate) {
+        if (candidate == sealingRing) {
+            return;
+        }
+        int active = candidate.activeKeyId();
+        if (!descriptor.keyFingerprints().containsKey(active)) {
+            if (readOnly) {
+                throw new QueueConfigurationException(identity.name(), QueueConfigurationException.Problem.WRONG_KEY,
+                        "key id " + active + " has not written to this queue and a read-only queue cannot record it");
+            }
+            descriptor = QueueDescriptor.update(queueDir, current -> {
+                verify(current, candidate);
+                Long known = current.keyFingerprints().get(active);
+                if (known != null) {
+                    if (known != fingerprint(candidate, active)) {
+                        throw wrongKey(active); // another process recorded a different key under this id first
+                    }
+                    return current;
+                }
+                return sign(withActiveFingerprint(current, candidate), candidate);
+            });
+        }
+        sealingRing = candidate;
     }
 
     ExcerptOpener newOpener(CryptoEngine engine) {
@@ -199,24 +241,10 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     }
 
     /**
-     * Records the active key's fingerprint when the queue does not know it yet (a rotation), re-authenticated
-     * under that key, then publishes the ring. The descriptor on disk is re-read and re-verified under the lock.
+     * Publishes a checked ring for reading. Its active key is recorded in the descriptor (re-authenticated
+     * under it, re-read and re-verified under the lock) only when an appender first seals with it.
      */
     private synchronized void install(KeyRing candidate) {
-        int active = candidate.activeKeyId();
-        if (!descriptor.keyFingerprints().containsKey(active) && !readOnly) {
-            descriptor = QueueDescriptor.update(queueDir, current -> {
-                verify(current, candidate);
-                Long known = current.keyFingerprints().get(active);
-                if (known != null) {
-                    if (known != fingerprint(candidate, active)) {
-                        throw wrongKey(active); // another process recorded a different key under this id first
-                    }
-                    return current;
-                }
-                return sign(withActiveFingerprint(current, candidate), candidate);
-            });
-        }
         ring = candidate;
     }
 

@@ -317,6 +317,53 @@ class BadInputTest {
         }
     }
 
+    /**
+     * The issue's scenario: a key directory holding only a wrong key of another id (2.key, active 2) used to
+     * open the queue, record key 2 in the descriptor and lock out the correct rotation (1.key + the real 2.key).
+     * Now it is refused, nothing in the queue directory changes, and the correct rotation opens and writes.
+     */
+    @Test
+    void aWrongKeyOfAnotherIdChangesNothingAndTheRealRotationStillOpens() throws IOException {
+        writeEncrypted(2);
+        Path keys = dir.resolveSibling(dir.getFileName() + "-keys");
+        TestKeys.writeKeyFile(keys, 2, TestKeys.randomMaterial()); // a wrong key 2, active 2
+        java.util.Map<String, String> before = snapshot(dir);
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(keys).build());
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_NOT_AUTHENTIC, e.problem());
+        assertEquals(before, snapshot(dir), "a refused open changes nothing in the queue directory");
+        // the correct rotation: 1.key plus the real 2.key, active 2
+        Files.write(keys.resolve("1.key"), material);
+        byte[] realKey2 = TestKeys.randomMaterial();
+        TestKeys.writeKeyFile(keys, 2, realKey2);
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(keys).readOnly(true).build();
+             QueueTailer tailer = queue.createTailer()) {
+            assertEquals(7, tailer.read(new byte[64]));
+        }
+        assertEquals(before, snapshot(dir), "reading, even with a key that has not written yet, changes nothing");
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender()) {
+            assertEquals(before.get(QueueDescriptor.FILE_NAME), snapshot(dir).get(QueueDescriptor.FILE_NAME),
+                    "opening for writing records no key before it writes");
+            appender.write("order-2".getBytes(StandardCharsets.UTF_8));
+            assertEquals(java.util.Set.of(1, 2), queue.descriptor().keyFingerprints().keySet());
+        }
+    }
+
+    /** Names and contents of the queue directory's files (small test queues only). */
+    private static java.util.Map<String, String> snapshot(Path queueDir) throws IOException {
+        java.util.Map<String, String> files = new java.util.TreeMap<>();
+        try (Stream<Path> list = Files.list(queueDir)) {
+            for (Path p : list.toList()) {
+                files.put(p.getFileName().toString(), java.util.HexFormat.of().formatHex(
+                        java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
+            }
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+        return files;
+    }
+
     private List<Path> cycleFiles() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();

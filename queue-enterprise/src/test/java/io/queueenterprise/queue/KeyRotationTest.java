@@ -38,6 +38,7 @@ class KeyRotationTest {
 
             TestKeys.writeKeyFile(keys, 2, TestKeys.randomMaterial()); // adds 2.key, active -> 2
             assertTrue(queue.reloadKeys());
+            assertEquals(1, queue.descriptor().keyFingerprints().size(), "reloading records nothing");
             appender.write("under key 2".getBytes(StandardCharsets.UTF_8));
 
             byte[] buffer = new byte[64];
@@ -65,12 +66,15 @@ class KeyRotationTest {
             appender.write(new byte[]{1});
             TestKeys.writeKeyFile(keys, 5, TestKeys.randomMaterial());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!queue.descriptor().keyFingerprints().containsKey(5)) {
+            // Wait for the ring the next write uses (not for a side effect that precedes its publication).
+            while (queue.activeKeyId() != 5) {
                 assertTrue(System.nanoTime() < deadline, "reloader installed key 5");
                 Thread.sleep(10);
             }
+            assertFalse(queue.descriptor().keyFingerprints().containsKey(5), "a key is recorded when it writes, not before");
             appender.write(new byte[]{2});
             assertEquals(List.of(1, 5), keyIdsOnDisk(queue));
+            assertTrue(queue.descriptor().keyFingerprints().containsKey(5));
         }
     }
 
