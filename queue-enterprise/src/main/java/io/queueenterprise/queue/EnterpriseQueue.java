@@ -172,6 +172,38 @@ public final class EnterpriseQueue implements AutoCloseable {
         return keys == null ? -1 : keys.get().activeKeyId();
     }
 
+    /**
+     * Rebuilds the lost descriptor of an encrypted queue from what the queue itself still holds: its identity
+     * (the incarnation id pinned beside the cycle files) plus the name, mode and keys the caller supplies,
+     * proven right by authenticating the queue's first excerpt with them. Writes an authenticated descriptor;
+     * refuses when anything does not fit, and for {@code AES_128_CTR} queues, whose excerpts cannot prove a guess.
+     *
+     * @return the recovered descriptor
+     */
+    public static QueueDescriptor recoverDescriptor(Path dir, String name, CipherMode mode, KeyRing ring) {
+        Path queueDir = dir.toAbsolutePath().normalize();
+        ChronicleSettings.apply();
+        if (QueueDescriptor.read(queueDir) != null) {
+            throw new QueueConfigurationException(name, QueueConfigurationException.Problem.NAME_MISMATCH,
+                    queueDir + " has a descriptor; there is nothing to recover");
+        }
+        byte[] incarnation = IdentityPin.pinnedIncarnation(queueDir);
+        if (incarnation == null) {
+            throw new QueueConfigurationException(name, QueueConfigurationException.Problem.DESCRIPTOR_MISSING,
+                    queueDir + " has no pinned queue identity (not an encrypted queue of this library): nothing to recover from");
+        }
+        if (!mode.authenticated()) {
+            throw new QueueConfigurationException(name, QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
+                    mode + " excerpts cannot prove a name or key right: restore the descriptor from a backup");
+        }
+        QueueDescriptor candidate = QueueDescriptor.recovered(name, mode, incarnation);
+        DescriptorRecovery.proveOnFirstExcerpt(queueDir, candidate, ring);
+        try (QueueKeys keys = QueueKeys.open(queueDir, name, mode, candidate, ring, null,
+                KeyRingSource.PermissionPolicy.WARN, false, null)) {
+            return keys.descriptor();
+        }
+    }
+
     /** Whether this queue is a replica that takes no appends (see {@link #promote(long)}). */
     public boolean isReplica() {
         return role.isReplica();
@@ -342,6 +374,12 @@ public final class EnterpriseQueue implements AutoCloseable {
                     : dir.getFileName() == null ? dir.toString() : dir.getFileName().toString();
             QueueKeys keys = null;
             QueueDescriptor descriptor;
+            if (QueueDescriptor.read(dir) == null && hasCycleFiles(dir) && IdentityPin.pinnedIncarnation(dir) != null) {
+                throw new QueueConfigurationException(label, QueueConfigurationException.Problem.DESCRIPTOR_MISSING,
+                        dir + " holds an encrypted queue whose " + QueueDescriptor.FILE_NAME + " is missing; nothing was"
+                                + " changed. Restore the file from a backup, or rebuild it with"
+                                + " EnterpriseQueue.recoverDescriptor(dir, name, mode, keys) (docs/library.md)");
+            }
             if (wantEncrypted) {
                 if (QueueDescriptor.read(dir) == null && hasCycleFiles(dir) && replicaOf == null) {
                     throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
@@ -410,9 +448,8 @@ public final class EnterpriseQueue implements AutoCloseable {
                 return existing;
             }
             if (hasCycleFiles(dir) && replicaOf == null) {
-                // Written by open-source Chronicle (or an older tool): plain by definition.
-                QueueDescriptor plain = QueueDescriptor.create(label, null);
-                return readOnly ? plain : plain.createIn(dir);
+                // Written by open-source Chronicle: plain by definition, and left exactly as it is (no file added).
+                return QueueDescriptor.create(label, null);
             }
             if (readOnly) {
                 throw new QueueConfigurationException(label, QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,

@@ -38,6 +38,24 @@ final class IdentityPin {
         }
     }
 
+    /** The incarnation id pinned in {@code dir}'s metadata, or null when none is (or the directory has no queue). */
+    static byte[] pinnedIncarnation(Path dir) {
+        if (!java.nio.file.Files.exists(dir.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE))) {
+            return null;
+        }
+        try (SingleChronicleQueue chronicle = net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder
+                .single(dir.toFile()).readOnly(true).build()) {
+            long high = chronicle.tableStoreGet(HIGH);
+            long low = chronicle.tableStoreGet(LOW);
+            if (high == Long.MIN_VALUE && low == Long.MIN_VALUE) {
+                return null;
+            }
+            return ByteBuffer.allocate(16).putLong(high).putLong(low).array();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
     private static String hex(long high, long low) {
         return String.format("%016x%016x", high, low);
     }

@@ -25,6 +25,11 @@ public final class QueueConfigurationException extends QueueException {
         IDENTITY_MISMATCH,
         /** A replica has no appender until it is promoted under a new term. */
         REPLICA_CANNOT_WRITE,
+        /**
+         * The directory holds an encrypted queue (its identity is pinned beside the cycle files) whose
+         * descriptor is gone: restore it from a backup or recover it; nothing is reinitialised.
+         */
+        DESCRIPTOR_MISSING,
         /** The key directory or a key file is unusable; the cause is the crypto module's {@code KeyFileException}. */
         KEY_FILES
     }

@@ -74,6 +74,11 @@ public final class QueueDescriptor {
         return new QueueDescriptor(name, cipherModeOrNullForPlain, id, Map.of());
     }
 
+    /** A descriptor rebuilt for an existing incarnation (recovery of a lost descriptor); not yet authenticated. */
+    static QueueDescriptor recovered(String name, CipherMode cipherMode, byte[] incarnationId) {
+        return new QueueDescriptor(name, cipherMode, incarnationId, Map.of());
+    }
+
     public String name() {
         return name;
     }

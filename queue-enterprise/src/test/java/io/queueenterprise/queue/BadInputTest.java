@@ -364,6 +364,47 @@ class BadInputTest {
         return files;
     }
 
+    /**
+     * The descriptor is no single point of loss: with it deleted, neither a plain nor an encrypted open
+     * reinitialises the directory, and recoverDescriptor rebuilds it from the identity pinned beside the cycle
+     * files once a name, mode and keys are proven right on the first excerpt.
+     */
+    @Test
+    void aLostDescriptorIsRefusedNotReinitialisedAndCanBeRecovered() throws IOException {
+        writeEncrypted(3);
+        Files.delete(dir.resolve(QueueDescriptor.FILE_NAME));
+        java.util.Map<String, String> before = snapshot(dir);
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_MISSING, assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).build()).problem());
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_MISSING, assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir).encrypted(goodRing()).build()).problem());
+        assertEquals(before, snapshot(dir), "nothing reinitialised");
+        // wrong guesses are refused and write nothing
+        assertEquals(QueueConfigurationException.Problem.WRONG_KEY, assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.recoverDescriptor(dir, "not-orders", CipherMode.AES_128_CTR_POLY1305, goodRing())).problem());
+        assertEquals(QueueConfigurationException.Problem.WRONG_KEY, assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.recoverDescriptor(dir, "orders", CipherMode.AES_128_CTR_POLY1305, TestKeys.ring(1))).problem());
+        assertEquals(before, snapshot(dir));
+        QueueDescriptor recovered = EnterpriseQueue.recoverDescriptor(dir, "orders", CipherMode.AES_128_CTR_POLY1305, goodRing());
+        assertEquals("orders", recovered.name());
+        assertStillReadable(3);
+    }
+
+    @Test
+    void anOpenSourceChronicleQueueOpenedByTheLibraryIsLeftExactlyAsItIs() throws IOException {
+        try (net.openhft.chronicle.queue.ChronicleQueue oss = SingleChronicleQueueBuilder.single(dir.toFile()).build();
+             ExcerptAppender appender = oss.createAppender()) {
+            appender.writeBytes(Bytes.wrapForRead("written by open-source Chronicle".getBytes(StandardCharsets.UTF_8)));
+        }
+        java.util.Map<String, String> before = snapshot(dir);
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).build(); QueueTailer tailer = queue.createTailer()) {
+            assertEquals(32, tailer.read(new byte[64]));
+        }
+        assertEquals(before.keySet(), snapshot(dir).keySet(), "no descriptor or lock file added");
+        assertEquals(before.get(cycleFiles().get(0).getFileName().toString()),
+                snapshot(dir).get(cycleFiles().get(0).getFileName().toString()));
+    }
+
     private List<Path> cycleFiles() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
