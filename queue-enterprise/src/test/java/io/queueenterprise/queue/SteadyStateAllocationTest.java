@@ -19,8 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SteadyStateAllocationTest {
     private static final int WARM_UP = 30_000;
-    private static final int MEASURED = 100_000;
-    private static final int ROUNDS = 5;
+    private static final int MEASURED = 500_000;
 
     @TempDir
     Path dir;
@@ -52,21 +51,15 @@ class SteadyStateAllocationTest {
             Bytes<?> into = Bytes.allocateElasticDirect(128);
 
             run(appender, tailer, message, received, store, into, WARM_UP);
-            // Steady state = after the JIT settled: the best of several rounds. Chronicle maps a new
-            // chunk of the cycle file now and then (a few hundred bytes), hence not exactly zero.
-            long best = Long.MAX_VALUE;
-            StringBuilder rounds = new StringBuilder();
-            for (int round = 0; round < ROUNDS && best > 0; round++) {
-                long before = threads.getThreadAllocatedBytes(thread);
-                run(appender, tailer, message, received, store, into, MEASURED);
-                long allocated = threads.getThreadAllocatedBytes(thread) - before;
-                rounds.append(allocated).append(' ');
-                best = Math.min(best, allocated);
-            }
-            double perOperation = (double) best / (2.0 * MEASURED);
-            assertTrue(perOperation < 0.01,
-                    mode + "/" + engine + ": best round allocated " + best + " bytes for " + 2 * MEASURED
-                            + " appends+reads (" + perOperation + " B/op); rounds: " + rounds);
+            // One measured round, no best-of. The smallest object is 16 bytes, so one allocation per 250
+            // appends+reads shows as 64 KB and fails. Below that: Chronicle's own occasional allocations
+            // (mapping new chunks of the cycle file; measured 10-40 KB per million plain appends+reads and under
+            // 2 KB encrypted, source not yet pinned down) and one-off JIT events.
+            long before = threads.getThreadAllocatedBytes(thread);
+            run(appender, tailer, message, received, store, into, MEASURED);
+            long allocated = threads.getThreadAllocatedBytes(thread) - before;
+            assertTrue(allocated < 65536, mode + "/" + engine + ": allocated " + allocated + " bytes for "
+                    + 2 * MEASURED + " appends+reads");
             store.releaseLast();
             into.releaseLast();
         }
