@@ -18,6 +18,32 @@ final class Fmt {
         return String.format("%.0f K", r / 1e3);
     }
 
+    /** The highest rate at the bound; "≥ rate" when the sweep's ceiling stopped it, not the bound. */
+    static String rateAtBound(SweepResult s) {
+        String r = rate(s.highestRateAtBound());
+        return "at-max-rate".equals(s.status()) || "time-limit".equals(s.status()) && s.highestRateAtBound() != null
+                ? "≥ " + r : r;
+    }
+
+    /** "GC pause 40 %, machine: producer waited for a CPU 35 %, ... (of 1234 over the bound)". */
+    static String causes(io.queueenterprise.bench.harness.Outliers.Summary o, int top) {
+        if (o == null) {
+            return "not attributed (attribution off, or consumer in another process)";
+        }
+        if (o.overBound() == 0) {
+            return "none";
+        }
+        StringBuilder sb = new StringBuilder();
+        int n = 0;
+        for (var e : o.causes().entrySet()) {
+            if (n++ == top) {
+                break;
+            }
+            sb.append(String.format("%s %.0f %%; ", e.getKey(), 100.0 * e.getValue() / o.overBound()));
+        }
+        return sb.append("of ").append(o.overBound()).append(" messages").toString();
+    }
+
     static String us(long ns) {
         if (ns < 0) {
             return "n/a";
