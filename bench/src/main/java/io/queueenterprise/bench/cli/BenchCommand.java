@@ -112,6 +112,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--order-seed", description = "seed of the random subject order per round (default: random, recorded)")
     Long orderSeed;
 
+    @Option(names = "--report-from", description = "measure nothing: regenerate report.md and the charts into --out"
+            + " from a bench.json or summary.json (how docs/perf-data becomes the figures in docs)")
+    Path reportFrom;
+
     @Option(names = "--no-progress", description = "no progress bar / progress lines")
     boolean noProgress;
 
@@ -131,14 +135,19 @@ public final class BenchCommand implements Callable<Integer> {
             stdout.flush();
             return 0;
         }
+        if (reportFrom != null) {
+            return regenerate();
+        }
         BenchConfig c = config(); // every option checked before any work starts
         BenchResult result = new BenchRunner(c, System.err).run(commandLine(spec));
         Path json = c.outDir.resolve("bench.json");
         JsonReport.write(result, json);
+        Path summary = c.outDir.resolve("summary.json");
+        JsonReport.writeSummary(result, summary);
         List<String> charts = Charts.write(result, c.outDir);
         MarkdownReport.write(result, charts, c.outDir.resolve("report.md"));
-        List<Path> written = new java.util.ArrayList<>(List.of(json, c.outDir.resolve("report.md")));
-        if (result.jlbhCrossCheck() != null) {
+        List<Path> written = new java.util.ArrayList<>(List.of(json, summary, c.outDir.resolve("report.md")));
+        if (result.jlbhCrossCheck() != null && result.jlbhCrossCheck().jlbhOutput() != null) {
             Files.writeString(c.outDir.resolve("jlbh.txt"), result.jlbhCrossCheck().jlbhOutput());
             written.add(c.outDir.resolve("jlbh.txt"));
         }
@@ -147,6 +156,31 @@ public final class BenchCommand implements Callable<Integer> {
         ConsoleTable.print(result, ps);
         ps.printf("%nWrote in %.0f s:%n", result.elapsedSeconds());
         written.forEach(p -> ps.println("  " + p));
+        return 0;
+    }
+
+    /** {@code --report-from}: the report and charts of a stored result, nothing measured. */
+    private int regenerate() throws Exception {
+        Options o = new Options(spec.commandLine());
+        if (!Files.isRegularFile(reportFrom)) {
+            throw o.bad("--report-from", reportFrom, "give a bench.json or summary.json written by qe bench");
+        }
+        BenchResult result;
+        try {
+            result = JsonReport.read(reportFrom);
+        } catch (java.io.IOException e) {
+            throw o.bad("--report-from", reportFrom, "it is not a bench result (" + e.getClass().getSimpleName() + ")");
+        }
+        if (result.schemaVersion() != BenchResult.SCHEMA_VERSION) {
+            throw o.bad("--report-from", reportFrom, "its schemaVersion is " + result.schemaVersion()
+                    + "; this build reads " + BenchResult.SCHEMA_VERSION);
+        }
+        Path dir = o.folder("--out", out != null ? out : reportFrom.toAbsolutePath().getParent());
+        List<String> charts = Charts.write(result, dir);
+        MarkdownReport.write(result, charts, dir.resolve("report.md"));
+        System.out.println("Wrote:");
+        System.out.println("  " + dir.resolve("report.md"));
+        charts.forEach(f -> System.out.println("  " + dir.resolve(f)));
         return 0;
     }
 

@@ -16,7 +16,7 @@ public final class ConsoleTable {
     public static void print(BenchResult r, PrintStream out) {
         var c = r.configuration();
         String pct = "p" + Fmt.pct(c.percentile);
-        String bound = Fmt.us(c.boundNs) + " us";
+        String bound = Fmt.boundUs(c.boundNs) + " us";
         out.printf("%nMachine noise before the run: %s%n", r.noise() == null ? "not measured" : r.noise().inWords());
         if (!r.results().isEmpty()) {
             out.printf("%nHighest offered rate at %s <= %s (worst of %d runs per point, open loop);"
@@ -61,7 +61,7 @@ public final class ConsoleTable {
             out.println();
             out.printf("Messages over %s, by cause (points whose rate was kept):%n", bound);
             for (SweepResult s : r.results()) {
-                out.printf("  %-20s %4dB  %s%n", s.subject(), s.messageSize(), Fmt.causes(s.outliers(), 3));
+                out.printf("  %-20s %4dB  %s%n", s.subject(), s.messageSize(), Fmt.causes(s, c, 3));
             }
         }
         if (!r.jdkComparison().isEmpty()) {

@@ -20,15 +20,21 @@ final class Fmt {
 
     /** The highest rate at the bound; "≥ rate" when the sweep's ceiling stopped it, not the bound. */
     static String rateAtBound(SweepResult s) {
+        if (s.highestRateAtBound() == null) {
+            return "-"; // the status column says why
+        }
         String r = rate(s.highestRateAtBound());
         return "at-max-rate".equals(s.status()) || "time-limit".equals(s.status()) && s.highestRateAtBound() != null
                 ? "≥ " + r : r;
     }
 
     /** "GC pause 40 %, machine: producer waited for a CPU 35 %, ... (of 1234 over the bound)". */
-    static String causes(io.queueenterprise.bench.harness.Outliers.Summary o, int top) {
+    static String causes(SweepResult s, io.queueenterprise.bench.harness.BenchConfig c, int top) {
+        var o = s.outliers();
         if (o == null) {
-            return "not attributed (attribution off, or consumer in another process)";
+            return !c.attribution ? "not attributed (--no-attribution)"
+                    : c.consumerProcess && s.points().stream().anyMatch(p -> p.rateKept())
+                    ? "not attributed (consumer in another process)" : "no point kept its rate: nothing to attribute";
         }
         if (o.overBound() == 0) {
             return "none";
@@ -42,6 +48,11 @@ final class Fmt {
             sb.append(String.format("%s %.0f %%; ", e.getKey(), 100.0 * e.getValue() / o.overBound()));
         }
         return sb.append("of ").append(o.overBound()).append(" messages").toString();
+    }
+
+    /** A bound in µs without a needless ".0": 10, 0.5. */
+    static String boundUs(long ns) {
+        return pct(ns / 1000.0);
     }
 
     static String us(long ns) {

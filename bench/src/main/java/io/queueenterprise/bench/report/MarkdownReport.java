@@ -22,7 +22,7 @@ public final class MarkdownReport {
     public static String render(BenchResult r, List<String> charts) {
         var c = r.configuration();
         String pct = "p" + Fmt.pct(c.percentile);
-        String bound = Fmt.us(c.boundNs) + " µs";
+        String bound = Fmt.boundUs(c.boundNs) + " µs";
         StringBuilder md = new StringBuilder();
         md.append("# qe bench report\n\n");
         var prov = r.provenance();
@@ -113,7 +113,7 @@ public final class MarkdownReport {
                 + "| subject | size | over the bound | top causes |\n|---|---|---:|---|\n");
         for (SweepResult s : r.results()) {
             md.append(String.format("| %s | %d B | %s | %s |%n", s.subject(), s.messageSize(),
-                    s.outliers() == null ? "-" : Long.toString(s.outliers().overBound()), Fmt.causes(s.outliers(), 4)));
+                    s.outliers() == null ? "-" : Long.toString(s.outliers().overBound()), Fmt.causes(s, c, 4)));
         }
         if (!r.jdkComparison().isEmpty()) {
             var first = r.jdkComparison().get(0);
