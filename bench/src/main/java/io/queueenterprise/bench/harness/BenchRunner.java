@@ -117,12 +117,16 @@ public final class BenchRunner {
             }
         }
         for (SweepResult r : results) {
+            List<String> notKept = new ArrayList<>();
             for (PointResult p : r.points()) {
                 if (!p.rateKept()) {
-                    notes.add(String.format("%s %d B @ %s msg/s: rate not kept (producer %s msg/s, consumer %s msg/s)",
-                            r.subject(), r.messageSize(), RateSweep.fmtRate(p.offeredRate()),
+                    notKept.add(String.format("%s (producer %s, consumer %s)", RateSweep.fmtRate(p.offeredRate()),
                             RateSweep.fmtRate(p.achievedRate()), RateSweep.fmtRate(p.receivedRate())));
                 }
+            }
+            if (!notKept.isEmpty()) {
+                notes.add(String.format("%s %d B: rate not kept at %s msg/s", r.subject(), r.messageSize(),
+                        String.join(", ", notKept)));
             }
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;

@@ -42,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Outliers {
 
-    /** Outliers and gaps kept per run; beyond it they are counted but not attributed. */
+    /** Outlier episodes and gaps kept per run; beyond it they are counted but not attributed. */
     static final int CAPACITY = 1 << 16;
     static final String PRODUCER_THREAD = "qe-bench-producer";
     static final String CONSUMER_THREAD = "qe-bench-consumer";
@@ -87,11 +87,17 @@ public final class Outliers {
         return out;
     }
 
-    /** Consumer side: messages over the bound (intended time and latency). */
+    /**
+     * Consumer side: messages over the bound, as episodes. Messages arrive in intended order, and
+     * a message whose window starts before the current episode's ends joins it (one stall delays a
+     * whole run of messages: one episode, attributed once, weighted by its messages), so a run at
+     * a saturated rate with every message late needs one slot, not one per message.
+     */
     static final class Recorder {
         private final long boundNs;
-        final long[] intended = new long[CAPACITY];
-        final long[] latency = new long[CAPACITY];
+        final long[] from = new long[CAPACITY];
+        final long[] to = new long[CAPACITY];
+        final long[] messages = new long[CAPACITY];
         int kept;
         long total;
 
@@ -100,13 +106,22 @@ public final class Outliers {
         }
 
         void record(long intendedNs, long latencyNs) {
-            if (latencyNs > boundNs) {
-                total++;
-                if (kept < CAPACITY) {
-                    intended[kept] = intendedNs;
-                    latency[kept] = latencyNs;
-                    kept++;
+            if (latencyNs <= boundNs) {
+                return;
+            }
+            total++;
+            long end = intendedNs + latencyNs;
+            int last = kept - 1;
+            if (last >= 0 && intendedNs <= to[last]) {
+                messages[last]++;
+                if (end > to[last]) {
+                    to[last] = end;
                 }
+            } else if (kept < CAPACITY) {
+                from[kept] = intendedNs;
+                to[kept] = end;
+                messages[kept] = 1;
+                kept++;
             }
         }
     }
@@ -244,14 +259,17 @@ public final class Outliers {
     }
 
     /**
-     * Gives every recorded outlier the first cause (in evidence-class order) whose span overlaps its
-     * window; outliers beyond {@link #CAPACITY} are counted as "not attributed (log full)".
+     * Gives every recorded episode the first cause (in evidence-class order) whose span overlaps its
+     * window, counted once per message in it; episodes beyond {@link #CAPACITY} are counted as
+     * "not attributed (log full)".
      */
     static Summary attribute(Recorder outliers, List<List<Span>> evidenceClasses) {
         Map<String, Long> causes = new HashMap<>();
+        long attributed = 0;
         for (int i = 0; i < outliers.kept; i++) {
-            long from = outliers.intended[i];
-            long to = from + outliers.latency[i];
+            long from = outliers.from[i];
+            long to = outliers.to[i];
+            attributed += outliers.messages[i];
             String cause = null;
             for (List<Span> spans : evidenceClasses) {
                 cause = firstOverlap(spans, from, to);
@@ -260,10 +278,10 @@ public final class Outliers {
                 }
             }
             causes.merge(cause == null ? "unattributed (no GC, safepoint, lost CPU or sample in the window)" : cause,
-                    1L, Long::sum);
+                    outliers.messages[i], Long::sum);
         }
-        if (outliers.total > outliers.kept) {
-            causes.merge("not attributed (outlier log full)", outliers.total - outliers.kept, Long::sum);
+        if (outliers.total > attributed) {
+            causes.merge("not attributed (outlier log full)", outliers.total - attributed, Long::sum);
         }
         return new Summary(outliers.total, top(causes));
     }

@@ -163,18 +163,23 @@ class InstrumentTest {
         assertTrue(gc > 0, "some outliers attributed to the GC pause: " + o.causes());
     }
 
-    /** The attribution rule itself: first overlapping cause, in order, and the rest unattributed. */
+    /**
+     * The attribution rule itself: messages whose windows overlap form one episode; each episode
+     * gets the first overlapping cause, once per message in it; the rest is unattributed.
+     */
     @Test
     void eachOutlierGetsTheCauseWhoseSpanOverlapsItsWindow() {
         Outliers.Recorder rec = new Outliers.Recorder(10);
         rec.record(1_000, 100);   // window [1000, 1100]: overlaps the GC span
+        rec.record(1_050, 60);    // [1050, 1110]: starts inside the previous window: same episode
         rec.record(2_000, 50);    // [2000, 2050]: overlaps the CPU-wait span
         rec.record(5_000, 20);    // [5000, 5020]: nothing
         rec.record(6_000, 5);     // under the bound: not an outlier
+        assertEquals(3, rec.kept, "three episodes");
         Outliers.Summary s = Outliers.attributeForTest(rec,
                 new long[][]{{1_050, 1_200}, {1_990, 2_010}}, new String[]{"GC pause", "machine: producer waited for a CPU"});
-        assertEquals(3, s.overBound());
-        assertEquals(1L, s.causes().get("GC pause"));
+        assertEquals(4, s.overBound());
+        assertEquals(2L, s.causes().get("GC pause"));
         assertEquals(1L, s.causes().get("machine: producer waited for a CPU"));
         assertEquals(1L, s.causes().entrySet().stream().filter(e -> e.getKey().startsWith("unattributed"))
                 .mapToLong(java.util.Map.Entry::getValue).sum());
