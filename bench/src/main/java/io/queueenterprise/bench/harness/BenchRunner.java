@@ -105,8 +105,9 @@ public final class BenchRunner {
         for (SubjectFactory f : factories) {
             subjects.add(new BenchResult.SubjectInfo(f.name(), f.role().name(), f.persists(), f.description()));
         }
-        List<BenchResult.Separation> separation = separation(results);
-        List<BenchResult.Ratios> ratios = ratios(factories, results, separation);
+        // without a sweep there is nothing to separate or take ratios of
+        List<BenchResult.Separation> separation = config.sweep ? separation(results) : List.of();
+        List<BenchResult.Ratios> ratios = config.sweep ? ratios(factories, results, separation) : List.of();
         for (BenchResult.Separation s : separation) {
             if (s.mainBoundReachedBy().isEmpty()) {
                 notes.add(String.format("%d B: no subject met p%s <= %.0f us at any rate on this machine; "
