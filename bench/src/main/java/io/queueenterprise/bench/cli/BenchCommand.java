@@ -112,8 +112,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--order-seed", description = "seed of the random subject order per round (default: random, recorded)")
     Long orderSeed;
 
-    @Option(names = "--report-from", description = "measure nothing: regenerate report.md and the charts into --out"
-            + " from a bench.json or summary.json (how docs/perf-data becomes the figures in docs)")
+    @Option(names = "--report-from", description = "measure nothing: write summary.json, report.md and the charts into"
+            + " --out from a bench.json or summary.json (how docs/perf-data becomes the figures in docs)")
     Path reportFrom;
 
     @Option(names = "--no-progress", description = "no progress bar / progress lines")
@@ -176,9 +176,14 @@ public final class BenchCommand implements Callable<Integer> {
                     + "; this build reads " + BenchResult.SCHEMA_VERSION);
         }
         Path dir = o.folder("--out", out != null ? out : reportFrom.toAbsolutePath().getParent());
+        Path summary = dir.resolve("summary.json");
+        if (!Files.exists(summary) || !Files.isSameFile(summary, reportFrom)) {
+            JsonReport.writeSummary(result, summary); // bench.json -> the compact summary kept in docs
+        }
         List<String> charts = Charts.write(result, dir);
         MarkdownReport.write(result, charts, dir.resolve("report.md"));
         System.out.println("Wrote:");
+        System.out.println("  " + summary);
         System.out.println("  " + dir.resolve("report.md"));
         charts.forEach(f -> System.out.println("  " + dir.resolve(f)));
         return 0;

@@ -54,7 +54,7 @@ public final class JdkComparison {
         for (Lane l : lanes) {
             runs.put(l, new ArrayList<>());
             // JIT warm-up on that JVM at the comparison's own rate and size
-            workers.run(l.subject(), l.java(), config.jdkSize, config.jdkRate, 0.05, config.warmupSeconds);
+            workers.run(l.subject(), l.java(), config.jdkSize, config.jdkRate, config.warmupSeconds, 0.05);
         }
         for (int r = 0; r < Math.max(1, config.runs); r++) {
             List<Lane> shuffled = new ArrayList<>(lanes);

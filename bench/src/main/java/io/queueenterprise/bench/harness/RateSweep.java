@@ -73,7 +73,7 @@ public final class RateSweep {
         Collections.shuffle(warm, order);
         for (State st : warm) {
             progress.message(st.label + ": JIT warm-up");
-            workers.run(st.factory, java, size, config.warmupRate, 0.05, config.warmupSeconds);
+            workers.run(st.factory, java, size, config.warmupRate, config.warmupSeconds, 0.05);
             progress.step(st.label + " warm-up");
         }
         for (double rate : config.coarseRates()) {

@@ -35,7 +35,7 @@ public final class ConsoleTable {
                 StringBuilder line = new StringBuilder(String.format("%-20s %4dB %12s %-11s %9s %9s %11s", s.subject(),
                         s.messageSize(), Fmt.rateAtBound(s), s.status(),
                         p == null ? "-" : Fmt.us(p.valueAtPercentileNs()), p == null ? "-" : Fmt.us(p.latencyNs().p999()),
-                        Fmt.rate(s.capacity())));
+                        s.capacity() == null ? "-" : Fmt.rate(s.capacity())));
                 for (Map.Entry<String, Double> e : s.highestRateByBoundUs().entrySet()) {
                     if (Long.parseLong(e.getKey()) * 1000L != c.boundNs) {
                         line.append(String.format(" %9s", e.getValue() == null ? "-" : Fmt.rate(e.getValue())));

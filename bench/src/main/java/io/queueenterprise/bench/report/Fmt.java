@@ -50,6 +50,11 @@ final class Fmt {
         return sb.append("of ").append(o.overBound()).append(" messages").toString();
     }
 
+    /** Capacity, or "-" where no point kept its rate. */
+    static String capacity(Double r) {
+        return r == null ? "- (no point kept its rate)" : rate(r);
+    }
+
     /** A bound in µs without a needless ".0": 10, 0.5. */
     static String boundUs(long ns) {
         return pct(ns / 1000.0);

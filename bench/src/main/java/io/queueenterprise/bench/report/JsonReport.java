@@ -50,17 +50,34 @@ public final class JsonReport {
         if (root.get("provenance") instanceof ObjectNode prov) {
             prov.remove("javaCommandLine");
         }
-        if (root.get("jvm") instanceof ObjectNode jvm && jvm.hasNonNull("jvmArgsFile")) {
-            jvm.put("jvmArgsFile", Path.of(jvm.get("jvmArgsFile").asText()).getFileName().toString());
+        if (root.get("jvm") instanceof ObjectNode jvm) {
+            withoutPaths(jvm);
         }
         if (root.get("subjectJvms") instanceof ObjectNode jvms) {
             jvms.fields().forEachRemaining(e -> {
-                if (e.getValue() instanceof ObjectNode j && j.hasNonNull("jvmArgsFile")) {
-                    j.put("jvmArgsFile", Path.of(j.get("jvmArgsFile").asText()).getFileName().toString());
+                if (e.getValue() instanceof ObjectNode j) {
+                    withoutPaths(j);
                 }
             });
         }
         m.writeValue(file.toFile(), root);
+    }
+
+    private static final String ARGS_FILE_PROPERTY = "-Dqe.jvm.args.file=";
+
+    /** The flag file by name (bin/jvm.args sits wherever the repository was checked out). */
+    private static void withoutPaths(ObjectNode jvm) {
+        if (jvm.hasNonNull("jvmArgsFile")) {
+            jvm.put("jvmArgsFile", Path.of(jvm.get("jvmArgsFile").asText()).getFileName().toString());
+        }
+        if (jvm.get("inputArguments") instanceof com.fasterxml.jackson.databind.node.ArrayNode args) {
+            for (int i = 0; i < args.size(); i++) {
+                String a = args.get(i).asText();
+                if (a.startsWith(ARGS_FILE_PROPERTY)) {
+                    args.set(i, ARGS_FILE_PROPERTY + Path.of(a.substring(ARGS_FILE_PROPERTY.length())).getFileName());
+                }
+            }
+        }
     }
 
     /** Reads a bench.json or summary.json back (fields a summary leaves out come back null). */

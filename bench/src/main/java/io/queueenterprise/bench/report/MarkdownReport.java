@@ -54,19 +54,25 @@ public final class MarkdownReport {
         md.append("\n## Highest offered rate at ").append(pct).append(" <= ").append(bound).append("\n\n");
         md.append("| subject | role | size | highest rate | status | ").append(pct)
                 .append(" µs | p99.9 µs | max µs | capacity |");
+        int ladderColumns = 0;
         for (int us : c.ladderUs) {
-            md.append(" @").append(us).append(" µs |");
+            if (us * 1000L != c.boundNs) { // the main bound is the "highest rate" column already
+                md.append(" @").append(us).append(" µs |");
+                ladderColumns++;
+            }
         }
         md.append('\n').append("|---|---|---|---:|---|---:|---:|---:|---:|");
-        md.append("---:|".repeat(c.ladderUs.size())).append('\n');
+        md.append("---:|".repeat(ladderColumns)).append('\n');
         for (SweepResult s : r.results()) {
             PointResult p = Fmt.atHighest(s);
             md.append(String.format("| %s | %s | %d B | %s | %s | %s | %s | %s | %s |", s.subject(), s.role().toLowerCase(),
                     s.messageSize(), Fmt.rateAtBound(s), s.status(),
                     p == null ? "-" : Fmt.us(p.valueAtPercentileNs()), p == null ? "-" : Fmt.us(p.latencyNs().p999()),
-                    p == null ? "-" : Fmt.us(p.latencyNs().max()), Fmt.rate(s.capacity())));
+                    p == null ? "-" : Fmt.us(p.latencyNs().max()), Fmt.capacity(s.capacity())));
             for (Map.Entry<String, Double> e : s.highestRateByBoundUs().entrySet()) {
-                md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+                if (Long.parseLong(e.getKey()) * 1000L != c.boundNs) {
+                    md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+                }
             }
             md.append('\n');
         }
