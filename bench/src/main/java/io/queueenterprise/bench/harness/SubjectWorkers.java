@@ -116,9 +116,14 @@ public final class SubjectWorkers implements AutoCloseable {
             }, "qe-bench-worker-reader");
             reader.setDaemon(true);
             reader.start();
-            jvm = json.readValue(expect("HELLO", 120), Environment.Jvm.class);
-            commands.println("CONFIG " + json.writeValueAsString(config));
-            expect("OK", 60);
+            try {
+                jvm = json.readValue(expect("HELLO", 120), Environment.Jvm.class);
+                commands.println("CONFIG " + json.writeValueAsString(config));
+                expect("OK", 60);
+            } catch (Exception e) {
+                process.destroyForcibly(); // a JVM that did not start properly is not left behind
+                throw new IOException("subject JVM " + java + " did not start: " + e.getMessage(), e);
+            }
         }
 
         SubjectWorker.Reply run(String subject, int size, double rate, double warmupS, double durationS)

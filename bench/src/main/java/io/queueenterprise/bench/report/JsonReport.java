@@ -54,7 +54,7 @@ public final class JsonReport {
             withoutPaths(jvm);
         }
         if (root.get("subjectJvms") instanceof ObjectNode jvms) {
-            jvms.fields().forEachRemaining(e -> {
+            jvms.properties().forEach(e -> {
                 if (e.getValue() instanceof ObjectNode j) {
                     withoutPaths(j);
                 }
