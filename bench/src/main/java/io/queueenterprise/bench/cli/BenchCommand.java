@@ -25,7 +25,9 @@ import java.util.concurrent.Callable;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Open-loop rate sweep: the highest offered rate at which the chosen latency percentile"
                 + " stays under the bound, for raw Chronicle Queue, the library (plain and encrypted) and"
-                + " in-process peers; JLBH cross-check; console table, JSON, Markdown and PNG charts."})
+                + " in-process peers, each in a JVM of its own, in a random order per round; messages over the"
+                + " bound attributed to GC, safepoints, lost CPU or code; JDK comparison with several --jvm;"
+                + " JLBH cross-check; console table, JSON, Markdown and PNG charts."})
 public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--profile", description = "quick (< 2 min on 2 cores) or default (~10-15 min). Default: ${DEFAULT-VALUE}",
