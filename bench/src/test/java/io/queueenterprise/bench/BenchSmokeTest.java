@@ -55,17 +55,23 @@ class BenchSmokeTest {
 
         JsonNode root = JsonReport.mapper().readTree(json.toFile());
         assertEquals(BenchResult.SCHEMA_VERSION, root.get("schemaVersion").asInt());
-        for (String field : List.of("tool", "generatedAt", "command", "elapsedSeconds", "machine", "jvm", "noise",
-                "pinning", "configuration", "subjects", "results", "ratios", "separation", "jlbhCrossCheck", "notes")) {
+        for (String field : List.of("tool", "generatedAt", "provenance", "elapsedSeconds", "machine", "jvm",
+                "subjectJvms", "noise", "pinning", "configuration", "subjects", "results", "ratios", "separation",
+                "jdkComparison", "jlbhCrossCheck", "notes")) {
             assertTrue(root.has(field), "missing top-level field " + field);
         }
+        for (String field : List.of("gitCommit", "gitDirty", "command", "javaCommandLine")) {
+            assertTrue(root.get("provenance").has(field), "provenance." + field);
+        }
+        assertEquals("smoke", root.get("provenance").get("command").asText());
+        assertEquals(1, root.get("subjectJvms").size(), "every subject ran in a forked JVM of the one java executable");
         for (String field : List.of("cpus", "cpuModel", "memTotalKb", "os")) {
             assertTrue(root.get("machine").has(field), "machine." + field);
         }
         for (String field : List.of("version", "vendor", "vm", "inputArguments")) {
             assertTrue(root.get("jvm").has(field), "jvm." + field);
         }
-        for (String field : List.of("enabled", "cpus", "plan", "threads")) {
+        for (String field : List.of("enabled", "cpus", "grantedList", "plan", "threads")) {
             assertTrue(root.get("pinning").has(field), "pinning." + field);
         }
         for (String field : List.of("boundNs", "percentile", "messageSizes", "subjects", "durationSeconds", "runs",
@@ -80,13 +86,14 @@ class BenchSmokeTest {
         for (JsonNode r : results) {
             String subject = r.get("subject").asText();
             seen.add(subject);
-            for (String field : List.of("role", "messageSize", "status", "highestRateAtBound", "highestRateByBoundUs", "points")) {
+            for (String field : List.of("role", "messageSize", "jvm", "status", "highestRateAtBound", "highestRateByBoundUs",
+                    "capacity", "outliers", "points")) {
                 assertTrue(r.has(field), subject + " result." + field);
             }
             JsonNode points = r.get("points");
             assertFalse(points.isEmpty(), subject + " has points");
             for (JsonNode p : points) {
-                for (String field : List.of("offeredRate", "phase", "achievedRate", "rateKept", "samples",
+                for (String field : List.of("offeredRate", "phase", "achievedRate", "receivedRate", "rateKept", "samples",
                         "valueAtPercentileNs", "passes", "latencyNs", "runs")) {
                     assertTrue(p.has(field), subject + " point." + field);
                 }
@@ -97,6 +104,7 @@ class BenchSmokeTest {
                 for (JsonNode run : p.get("runs")) {
                     assertEquals(run.get("sent").asLong(), run.get("received").asLong(),
                             subject + ": every sent message was received");
+                    assertTrue(run.has("outliers") && run.get("outliers").has("causes"), subject + ": attribution ran");
                 }
             }
         }
@@ -139,8 +147,8 @@ class BenchSmokeTest {
         BenchResult result = new BenchRunner(c, System.err).run("smoke --consumer-process");
         JsonNode root = JsonReport.mapper().valueToTree(result);
         assertTrue(root.get("configuration").get("consumerProcess").asBoolean());
-        assertTrue(root.get("pinning").get("threads").has("consumer-process") || !result.pinning().enabled(),
-                "the consumer process reported its pinning");
+        assertTrue(root.get("pinning").get("threads").has("consumer-process (subject JVM)") || !result.pinning().enabled(),
+                "the consumer process (started by the subject's JVM) reported its pinning: " + root.get("pinning"));
         assertEquals(3, root.get("results").size());
         for (JsonNode r : root.get("results")) {
             for (JsonNode p : r.get("points")) {
@@ -151,5 +159,46 @@ class BenchSmokeTest {
                 }
             }
         }
+    }
+
+    /** Two JVMs side by side: every subject on each, with the samples behind every percentile. */
+    @Test
+    void theJdkComparisonRunsEachSubjectOnEachJvm(@TempDir Path tmp) throws Exception {
+        Path temurin25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(temurin25), "no Temurin 25 on this machine");
+        BenchConfig c = BenchConfig.quick();
+        c.profile = "smoke-jdk";
+        c.sweep = false;
+        c.subjects = new java.util.ArrayList<>(List.of("library-plain"));
+        c.jvms = new java.util.ArrayList<>(List.of(io.queueenterprise.bench.harness.SubjectWorkers.currentJava(),
+                temurin25.toString()));
+        c.jdkRate = 10_000;
+        c.jdkSize = 64;
+        c.jdkSeconds = 0.2;
+        c.warmupSeconds = 0.05;
+        c.runWarmupSeconds = 0.01;
+        c.runs = 1;
+        c.noiseProbeSeconds = 0.01;
+        c.jlbhRate = 0;
+        c.queueRoot = tmp.resolve("queues").toString();
+        Files.createDirectories(Path.of(c.queueRoot));
+        c.progress = false;
+
+        BenchResult result = new BenchRunner(c, System.err).run("smoke --jvm a,b");
+        JsonNode root = JsonReport.mapper().valueToTree(result);
+        JsonNode jdks = root.get("jdkComparison");
+        assertEquals(2, jdks.size(), "one entry per JVM");
+        Set<String> versions = new HashSet<>();
+        for (JsonNode e : jdks) {
+            versions.add(e.get("jvmVersion").asText());
+            assertEquals(e.get("samples").asLong(), 2_000, "0.2 s at 10 K msg/s");
+            for (String pct : List.of("p50", "p99", "p99.9", "p99.99")) {
+                assertTrue(e.get("latencyNs").has(pct), pct);
+                assertEquals(Math.round(2_000 * (1 - Double.parseDouble(pct.substring(1)) / 100)),
+                        e.get("samplesBeyond").get(pct).asLong(), "samples beyond " + pct);
+            }
+        }
+        assertEquals(2, versions.size(), "the two entries ran on two different JVMs: " + versions);
+        assertTrue(result.results().isEmpty(), "--no-sweep: no sweep");
     }
 }

@@ -25,7 +25,9 @@ import java.util.concurrent.Callable;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Open-loop rate sweep: the highest offered rate at which the chosen latency percentile"
                 + " stays under the bound, for raw Chronicle Queue, the library (plain and encrypted) and"
-                + " in-process peers; JLBH cross-check; console table, JSON, Markdown and PNG charts."})
+                + " in-process peers, each in a JVM of its own, in a random order per round; messages over the"
+                + " bound attributed to GC, safepoints, lost CPU or code; JDK comparison with several --jvm;"
+                + " JLBH cross-check; console table, JSON, Markdown and PNG charts."})
 public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--profile", description = "quick (< 2 min on 2 cores) or default (~10-15 min). Default: ${DEFAULT-VALUE}",
@@ -83,6 +85,39 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--jlbh-subject", description = "JLBH cross-check subject (default library-plain)")
     String jlbhSubject;
 
+    @Option(names = "--jvm", split = ",", description = "java executables; the sweep runs on the first, and with"
+            + " two or more every JDK-comparison subject runs on each (default: this JVM's java)")
+    List<String> jvms;
+
+    @Option(names = "--jdk-rate", description = "JDK comparison rate, msg/s (default 100000)")
+    Double jdkRate;
+
+    @Option(names = "--jdk-size", description = "JDK comparison message size, bytes (default 256)")
+    Integer jdkSize;
+
+    @Option(names = "--jdk-seconds", description = "JDK comparison recorded seconds per run (quick 1, default 5)")
+    Double jdkSeconds;
+
+    @Option(names = "--jdk-subjects", split = ",", description = "JDK comparison subjects (default: --subjects)")
+    List<String> jdkSubjects;
+
+    @Option(names = "--no-sweep", description = "skip the rate sweep (only the JDK comparison and the JLBH cross-check)")
+    boolean noSweep;
+
+    @Option(names = "--no-attribution", description = "do not attribute messages over the bound (no JFR recording)")
+    boolean noAttribution;
+
+    @Option(names = "--in-process", description = "run every subject in this JVM instead of one JVM per subject"
+            + " (biased: subjects share call sites and JIT profiles; for debugging)")
+    boolean inProcess;
+
+    @Option(names = "--order-seed", description = "seed of the random subject order per round (default: random, recorded)")
+    Long orderSeed;
+
+    @Option(names = "--report-from", description = "measure nothing: write summary.json, report.md and the charts into"
+            + " --out from a bench.json or summary.json (how docs/perf-data becomes the figures in docs)")
+    Path reportFrom;
+
     @Option(names = "--no-progress", description = "no progress bar / progress lines")
     boolean noProgress;
 
@@ -102,21 +137,65 @@ public final class BenchCommand implements Callable<Integer> {
             stdout.flush();
             return 0;
         }
-        BenchConfig c = config();
-        Files.createDirectories(c.outDir);
-        String command = "bin/qe bench " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
-        BenchResult result = new BenchRunner(c, System.err).run(command.trim());
+        if (reportFrom != null) {
+            return regenerate();
+        }
+        BenchConfig c = config(); // every option checked before any work starts
+        BenchResult result = new BenchRunner(c, System.err).run(commandLine(spec));
         Path json = c.outDir.resolve("bench.json");
         JsonReport.write(result, json);
+        Path summary = c.outDir.resolve("summary.json");
+        JsonReport.writeSummary(result, summary);
         List<String> charts = Charts.write(result, c.outDir);
         MarkdownReport.write(result, charts, c.outDir.resolve("report.md"));
-        if (result.jlbhCrossCheck() != null) {
+        List<Path> written = new java.util.ArrayList<>(List.of(json, summary, c.outDir.resolve("report.md")));
+        if (result.jlbhCrossCheck() != null && result.jlbhCrossCheck().jlbhOutput() != null) {
             Files.writeString(c.outDir.resolve("jlbh.txt"), result.jlbhCrossCheck().jlbhOutput());
+            written.add(c.outDir.resolve("jlbh.txt"));
         }
+        charts.forEach(f -> written.add(c.outDir.resolve(f)));
         java.io.PrintStream ps = System.out;
         ConsoleTable.print(result, ps);
-        ps.printf("%nWrote %s, %s, %s in %.0f s%n", json, c.outDir.resolve("report.md"), charts, result.elapsedSeconds());
+        ps.printf("%nWrote in %.0f s:%n", result.elapsedSeconds());
+        written.forEach(p -> ps.println("  " + p));
         return 0;
+    }
+
+    /** {@code --report-from}: the report and charts of a stored result, nothing measured. */
+    private int regenerate() throws Exception {
+        Options o = new Options(spec.commandLine());
+        if (!Files.isRegularFile(reportFrom)) {
+            throw o.bad("--report-from", reportFrom, "give a bench.json or summary.json written by qe bench");
+        }
+        BenchResult result;
+        try {
+            result = JsonReport.read(reportFrom);
+        } catch (java.io.IOException e) {
+            throw o.bad("--report-from", reportFrom, "it is not a bench result (" + e.getClass().getSimpleName() + ")");
+        }
+        if (result.schemaVersion() != BenchResult.SCHEMA_VERSION) {
+            throw o.bad("--report-from", reportFrom, "its schemaVersion is " + result.schemaVersion()
+                    + "; this build reads " + BenchResult.SCHEMA_VERSION);
+        }
+        Path dir = o.folder("--out", out != null ? out : reportFrom.toAbsolutePath().getParent());
+        Path summary = dir.resolve("summary.json");
+        if (!Files.exists(summary) || !Files.isSameFile(summary, reportFrom)) {
+            JsonReport.writeSummary(result, summary); // bench.json -> the compact summary kept in docs
+        }
+        List<String> charts = Charts.write(result, dir);
+        MarkdownReport.write(result, charts, dir.resolve("report.md"));
+        System.out.println("Wrote:");
+        System.out.println("  " + summary);
+        System.out.println("  " + dir.resolve("report.md"));
+        charts.forEach(f -> System.out.println("  " + dir.resolve(f)));
+        return 0;
+    }
+
+    /** The command as the user typed it: {@code bin/qe} and every argument, the subcommand's name included. */
+    static String commandLine(CommandLine.Model.CommandSpec spec) {
+        List<String> args = spec.root().commandLine().getParseResult().originalArgs();
+        String prefix = spec.root() == spec ? "bin/qe " + spec.name() : "bin/qe";
+        return (prefix + " " + String.join(" ", args)).trim();
     }
 
     /**
@@ -132,50 +211,62 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     BenchConfig config() {
+        Options o = new Options(spec.commandLine());
         BenchConfig c = switch (profile.toLowerCase(Locale.ROOT)) {
             case "quick" -> BenchConfig.quick();
             case "default" -> BenchConfig.defaults();
-            default -> throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--profile must be quick or default, got " + profile);
+            default -> throw o.bad("--profile", profile, "use quick or default");
         };
-        if (bound != null) c.boundNs = parseNanos(bound);
-        if (percentile != null) c.percentile = percentile;
-        if (sizes != null) c.messageSizes = sizes;
-        if (subjects != null) {
-            subjects.forEach(SubjectRegistry::get); // fail fast on unknown names
-            c.subjects = subjects;
+        if (bound != null) c.boundNs = o.bound("--bound", bound);
+        if (percentile != null) c.percentile = o.percentile(percentile);
+        if (sizes != null) {
+            sizes.forEach(size -> o.size("--sizes", size));
+            c.messageSizes = new java.util.ArrayList<>(sizes);
         }
-        if (duration != null) c.durationSeconds = duration;
-        if (runs != null) c.runs = runs;
-        if (warmup != null) c.warmupSeconds = warmup;
-        if (minRate != null) c.minRate = minRate;
-        if (maxRate != null) c.maxRate = maxRate;
-        if (resolution != null) c.resolution = resolution;
-        if (ladder != null) c.ladderUs = ladder;
-        if (queueDir != null) c.queueRoot = queueDir;
-        if (jlbhRate != null) c.jlbhRate = jlbhRate;
-        if (jlbhSubject != null) c.jlbhSubject = SubjectRegistry.get(jlbhSubject).name();
+        if (subjects != null) {
+            subjects.forEach(name -> o.subject("--subjects", name));
+            c.subjects = new java.util.ArrayList<>(subjects);
+        }
+        if (duration != null) c.durationSeconds = o.seconds("--duration", duration);
+        if (runs != null) c.runs = o.atLeastOne("--runs", runs);
+        if (warmup != null) c.warmupSeconds = o.notNegative("--warmup", warmup);
+        if (minRate != null) c.minRate = o.rate("--min-rate", minRate);
+        if (maxRate != null) c.maxRate = o.rate("--max-rate", maxRate);
+        if (c.minRate > c.maxRate) {
+            throw o.bad("--min-rate", c.minRate, "it must not exceed --max-rate (" + c.maxRate + ")");
+        }
+        if (resolution != null) {
+            if (!(resolution > 0 && resolution <= 1)) {
+                throw o.bad("--resolution", resolution, "use a number greater than 0 and at most 1, e.g. 0.05");
+            }
+            c.resolution = resolution;
+        }
+        if (ladder != null) c.ladderUs = new java.util.ArrayList<>(o.ladder(ladder));
+        if (queueDir != null) c.queueRoot = o.existingFolder("--queue-dir", queueDir);
+        if (jlbhRate != null) {
+            c.jlbhRate = jlbhRate == 0 ? 0 : o.rate("--jlbh-rate", jlbhRate);
+        }
+        if (jlbhSubject != null) c.jlbhSubject = o.subject("--jlbh-subject", jlbhSubject);
+        if (jvms != null) {
+            c.jvms = new java.util.ArrayList<>();
+            jvms.forEach(j -> c.jvms.add(o.java("--jvm", j)));
+        }
+        if (jdkRate != null) c.jdkRate = o.rate("--jdk-rate", jdkRate);
+        if (jdkSize != null) c.jdkSize = o.size("--jdk-size", jdkSize);
+        if (jdkSeconds != null) c.jdkSeconds = o.seconds("--jdk-seconds", jdkSeconds);
+        if (jdkSubjects != null) {
+            jdkSubjects.forEach(name -> o.subject("--jdk-subjects", name));
+            c.jdkSubjects = new java.util.ArrayList<>(jdkSubjects);
+        }
+        if (orderSeed != null) c.orderSeed = orderSeed;
+        c.sweep = !noSweep;
+        c.attribution = !noAttribution;
+        c.forkSubjects = !inProcess;
         c.pin = !noPin;
         c.consumerProcess = consumerProcess;
         c.progress = !noProgress;
-        c.outDir = out != null ? out
-                : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        c.outDir = o.folder("--out", out != null ? out
+                : Path.of("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
         return c;
-    }
-
-    /** "10us", "10µs", "500ns", "1ms", "0.5ms", or a bare number of microseconds. */
-    static long parseNanos(String s) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
-        double mult = 1000;
-        if (t.endsWith("ns")) {
-            mult = 1;
-            t = t.substring(0, t.length() - 2);
-        } else if (t.endsWith("us") || t.endsWith("µs")) {
-            t = t.substring(0, t.length() - 2);
-        } else if (t.endsWith("ms")) {
-            mult = 1_000_000;
-            t = t.substring(0, t.length() - 2);
-        }
-        return Math.round(Double.parseDouble(t.trim()) * mult);
     }
 }

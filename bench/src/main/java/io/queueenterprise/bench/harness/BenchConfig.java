@@ -48,6 +48,26 @@ public final class BenchConfig {
     public String jlbhSubject;
     /** Consume persisting subjects in another process reading the same queue (peers stay in-process). */
     public boolean consumerProcess;
+    /** Attribute messages over the bound to GC, safepoints, lost CPU or sampled stacks (JFR). */
+    public boolean attribution = true;
+    /** Run each subject in a JVM of its own (false: every subject in this JVM; tests only). */
+    public boolean forkSubjects = true;
+    /** Java executables: the sweep runs on the first; the JDK comparison on each. Empty = this JVM's. */
+    public List<String> jvms = new ArrayList<>();
+    /** JDK comparison: rate (msg/s, 0 = off unless several JVMs are given), size, recorded seconds per run. */
+    public double jdkRate = 100_000;
+    public int jdkSize = 256;
+    public double jdkSeconds = 5;
+    /** Subjects of the JDK comparison (empty = the sweep's subjects). */
+    public List<String> jdkSubjects = new ArrayList<>();
+    /** Run the rate sweep (false: only the JDK comparison and/or the JLBH cross-check). */
+    public boolean sweep = true;
+    /** Seed of the per-round random order of subjects (recorded, so an order can be replayed). */
+    public long orderSeed = System.nanoTime();
+    /** Pause between runs after the subject's JVM has collected garbage and released Chronicle's mappings. */
+    public double quiesceSeconds = 0.1;
+    /** Stop starting new points after this many seconds (0 = no limit); calibrate's bounded run time. */
+    public double timeLimitSeconds;
     /** Seconds of the busy-spin noise probe run before the bench. */
     public double noiseProbeSeconds = 1.0;
     /** Output folder (JSON, Markdown, PNG). */
@@ -69,6 +89,7 @@ public final class BenchConfig {
         c.maxRate = 5_000_000;
         c.resolution = 0.10;
         c.jlbhRate = 100_000;
+        c.jdkSeconds = 1;
         return c;
     }
 

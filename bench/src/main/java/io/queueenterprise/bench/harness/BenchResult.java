@@ -9,17 +9,18 @@ import java.util.Map;
  * The root of the JSON report. Its shape is documented in docs/bench-json-schema.md; bump
  * {@link #SCHEMA_VERSION} on any incompatible change.
  */
-@JsonPropertyOrder({"schemaVersion", "tool", "generatedAt", "command", "elapsedSeconds", "machine",
-        "jvm", "noise", "pinning", "configuration", "subjects", "results", "ratios", "separation",
-        "jlbhCrossCheck", "notes"})
-public record BenchResult(int schemaVersion, String tool, String generatedAt, String command,
-                          double elapsedSeconds, Environment.Machine machine, Environment.Jvm jvm, NoiseProbe noise,
+@JsonPropertyOrder({"schemaVersion", "tool", "generatedAt", "provenance", "elapsedSeconds", "machine",
+        "jvm", "subjectJvms", "noise", "pinning", "configuration", "subjects", "results", "ratios", "separation",
+        "jdkComparison", "jlbhCrossCheck", "notes"})
+public record BenchResult(int schemaVersion, String tool, String generatedAt, Provenance provenance,
+                          double elapsedSeconds, Environment.Machine machine, Environment.Jvm jvm,
+                          Map<String, Environment.Jvm> subjectJvms, NoiseProbe noise,
                           Pinning.PinningInfo pinning, BenchConfig configuration,
                           List<SubjectInfo> subjects, List<SweepResult> results, List<Ratios> ratios,
-                          List<Separation> separation, JlbhCrossCheck.Result jlbhCrossCheck,
-                          List<String> notes) {
+                          List<Separation> separation, List<JdkComparison.Entry> jdkComparison,
+                          JlbhCrossCheck.Result jlbhCrossCheck, List<String> notes) {
 
-    public static final int SCHEMA_VERSION = 1;
+    public static final int SCHEMA_VERSION = 2;
 
     /** A subject as registered. */
     public record SubjectInfo(String name, String role, boolean persists, String description) {
@@ -31,8 +32,10 @@ public record BenchResult(int schemaVersion, String tool, String generatedAt, St
      * @param boundUs             the bound the rates were taken at
      * @param libraryPlainOverRaw library plain / raw Chronicle Queue (null if either is missing)
      * @param encryptedOverPlain  encrypted subject -> its rate / library plain
-     * @param capacityPlainOverRaw       the same ratio of maxAchievedRate (no latency bound)
-     * @param capacityEncryptedOverPlain the same ratios of maxAchievedRate
+     * @param capacityPlainOverRaw       the same ratio of {@link SweepResult#capacity()} (rate received
+     *                                   with the rate kept, no latency bound): NOT comparable with
+     *                                   ratios taken at a latency bound
+     * @param capacityEncryptedOverPlain the same ratios of capacity
      */
     public record Ratios(int messageSize, double boundUs, String baseline, String plain,
                          Double libraryPlainOverRaw, Map<String, Double> encryptedOverPlain,

@@ -29,18 +29,25 @@ public final class BenchRunner {
         if (config.subjects.isEmpty()) {
             config.subjects.addAll(SubjectRegistry.names());
         }
+        if (config.jvms.isEmpty()) {
+            config.jvms.add(SubjectWorkers.currentJava());
+        }
         List<SubjectFactory> factories = new ArrayList<>();
         for (String name : config.subjects) {
             factories.add(SubjectRegistry.get(name));
         }
+        Provenance provenance = Provenance.of(command);
         Pinning pinning = new Pinning(config.pin);
         List<String> notes = new ArrayList<>();
         if (!pinning.info().enabled()) {
             notes.add("Threads not pinned: " + pinning.info().plan());
         }
+        if (Boolean.TRUE.equals(provenance.gitDirty())) {
+            notes.add("Built from a work tree with uncommitted changes to " + provenance.gitCommit());
+        }
         NoiseProbe noise = NoiseProbe.measure(config.noiseProbeSeconds, pinning);
-        err.printf("[qe bench] machine noise (busy-spin probe, %.1f s): %s; load average %s%n",
-                noise.seconds(), noise.threads(), noise.loadAvgStart());
+        err.println("[qe bench] machine noise (busy-spin probe, " + noise.seconds() + " s): " + noise.inWords()
+                + "; load average " + noise.loadAvgStart());
         SubjectFactory jlbhFactory = null;
         if (config.jlbhRate > 0) {
             String name = config.jlbhSubject;
@@ -49,40 +56,58 @@ public final class BenchRunner {
             }
             jlbhFactory = SubjectRegistry.get(name);
         }
-        long planned = RateSweep.plannedRuns(config) * factories.size() * config.messageSizes.size()
-                + (jlbhFactory == null ? 0 : 1);
-        List<SweepResult> results = new ArrayList<>();
-        JlbhCrossCheck.Result jlbh = null;
-        RemoteConsumerProcess child = null;
-        if (config.consumerProcess) {
-            child = new RemoteConsumerProcess(config.pin);
-            OpenLoopRun.useRemoteConsumer(child);
-            notes.add("Consumer in another process (same queue files, same classpath, @bin/jvm.args) for the persisting"
-                    + " subjects; in-process peers and the JLBH cross-check keep a consumer thread.");
+        List<SubjectFactory> jdkFactories = new ArrayList<>();
+        if (config.jvms.size() > 1) {
+            for (String name : config.jdkSubjects.isEmpty() ? config.subjects : config.jdkSubjects) {
+                jdkFactories.add(SubjectRegistry.get(name));
+            }
         }
-        try (Progress progress = Progress.create(config.progress, planned, err)) {
-            RateSweep sweep = new RateSweep(config, pinning, progress);
-            for (int size : config.messageSizes) {
-                results.addAll(sweep.sweepAll(factories, size));
+        long planned = (config.sweep ? RateSweep.plannedRuns(config) * factories.size() * config.messageSizes.size() : 0)
+                + (jlbhFactory == null ? 0 : 1) + (long) jdkFactories.size() * config.jvms.size() * config.runs;
+        List<SweepResult> results = new ArrayList<>();
+        List<JdkComparison.Entry> jdks = new ArrayList<>();
+        JlbhCrossCheck.Result jlbh = null;
+        Map<String, Environment.Jvm> subjectJvms;
+        if (config.consumerProcess) {
+            notes.add("Consumer in another process (same queue files, same classpath, @bin/jvm.args) for the persisting"
+                    + " subjects; in-process peers and the JLBH cross-check keep a consumer thread; no outlier"
+                    + " attribution for runs consumed in another process.");
+        }
+        if (config.forkSubjects) {
+            notes.add("Each subject ran in a JVM of its own (per java executable), started with the same flag file"
+                    + " and classpath; subjects ran in a random order per round (seed " + config.orderSeed + ").");
+        }
+        boolean timeLimitHit = false;
+        try (Progress progress = Progress.create(config.progress, planned, err);
+             SubjectWorkers workers = new SubjectWorkers(config, pinning)) {
+            if (config.sweep) {
+                RateSweep sweep = new RateSweep(config, workers, progress, t0);
+                for (int size : config.messageSizes) {
+                    results.addAll(sweep.sweepAll(factories, size, config.jvms.get(0)));
+                }
+                timeLimitHit = sweep.timeLimitHit();
+            }
+            if (!jdkFactories.isEmpty()) {
+                jdks = JdkComparison.run(jdkFactories, config.jvms, config, workers, progress);
             }
             if (jlbhFactory != null) {
                 progress.message("JLBH cross-check: " + jlbhFactory.name() + " @ " + RateSweep.fmtRate(config.jlbhRate));
-                OpenLoopRun.useRemoteConsumer(null);
                 jlbh = JlbhCrossCheck.run(jlbhFactory, config.messageSizes.get(0), config.jlbhRate, config, pinning);
                 progress.step("JLBH cross-check");
             }
-        } finally {
-            OpenLoopRun.useRemoteConsumer(null);
-            if (child != null) {
-                child.close();
-            }
+            subjectJvms = Map.copyOf(workers.jvms());
+        }
+        if (timeLimitHit) {
+            notes.add(String.format("The time limit (%.0f s) stopped the sweep early: results marked time-limit are"
+                    + " lower bounds at coarse resolution.", config.timeLimitSeconds));
         }
         List<BenchResult.SubjectInfo> subjects = new ArrayList<>();
         for (SubjectFactory f : factories) {
             subjects.add(new BenchResult.SubjectInfo(f.name(), f.role().name(), f.persists(), f.description()));
         }
-        List<BenchResult.Separation> separation = separation(results);
-        List<BenchResult.Ratios> ratios = ratios(factories, results, separation);
+        // without a sweep there is nothing to separate or take ratios of
+        List<BenchResult.Separation> separation = config.sweep ? separation(results) : List.of();
+        List<BenchResult.Ratios> ratios = config.sweep ? ratios(factories, results, separation) : List.of();
         for (BenchResult.Separation s : separation) {
             if (s.mainBoundReachedBy().isEmpty()) {
                 notes.add(String.format("%d B: no subject met p%s <= %.0f us at any rate on this machine; "
@@ -93,18 +118,23 @@ public final class BenchRunner {
             }
         }
         for (SweepResult r : results) {
+            List<String> notKept = new ArrayList<>();
             for (PointResult p : r.points()) {
                 if (!p.rateKept()) {
-                    notes.add(String.format("%s %d B @ %s msg/s: rate not kept (achieved %s msg/s)", r.subject(),
-                            r.messageSize(), RateSweep.fmtRate(p.offeredRate()), RateSweep.fmtRate(p.achievedRate())));
+                    notKept.add(String.format("%s (producer %s, consumer %s)", RateSweep.fmtRate(p.offeredRate()),
+                            RateSweep.fmtRate(p.achievedRate()), RateSweep.fmtRate(p.receivedRate())));
                 }
+            }
+            if (!notKept.isEmpty()) {
+                notes.add(String.format("%s %d B: rate not kept at %s msg/s", r.subject(), r.messageSize(),
+                        String.join(", ", notKept)));
             }
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
-        return new BenchResult(BenchResult.SCHEMA_VERSION, "qe bench", Instant.now().toString(), command,
-                elapsed, Environment.machine(), Environment.jvm(),
+        return new BenchResult(BenchResult.SCHEMA_VERSION, "qe bench", Instant.now().toString(), provenance,
+                elapsed, Environment.machine(), Environment.jvm(), subjectJvms,
                 noise.withLoadAvgEnd(NoiseProbe.loadAvg()), pinning.info(), config, subjects, results,
-                ratios, separation, jlbh, notes);
+                ratios, separation, jdks, jlbh, notes);
     }
 
     private List<BenchResult.Separation> separation(List<SweepResult> results) {
@@ -191,7 +221,7 @@ public final class BenchRunner {
         for (SweepResult r : results) {
             if (r.messageSize() == size) {
                 rate.put(r.subject(), ladderKey == null ? r.highestRateAtBound() : r.highestRateByBoundUs().get(ladderKey));
-                cap.put(r.subject(), r.maxAchievedRate());
+                cap.put(r.subject(), r.capacity());
             }
         }
         Map<String, Double> capEnc = new LinkedHashMap<>();

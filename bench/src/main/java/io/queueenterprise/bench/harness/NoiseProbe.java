@@ -22,6 +22,24 @@ public record NoiseProbe(double seconds, String loadAvgStart, String loadAvgEnd,
 
     /** One spinning thread's view. */
     public record ThreadNoise(String role, long gapsOver1us, long gapsOver100us, long maxGapNs, double lostFraction) {
+        /** "2.6 % of the producer core lost, largest stall 1.5 ms". */
+        public String inWords() {
+            return String.format("%.1f %% of the %s core lost, largest stall %s", lostFraction * 100, role,
+                    maxGapNs >= 1_000_000 ? String.format("%.1f ms", maxGapNs / 1e6)
+                            : String.format("%.0f us", maxGapNs / 1e3));
+        }
+    }
+
+    /** "2.6 % of the producer core lost; largest stall 1.5 ms. 0.1 % of the consumer core lost; ..." */
+    public String inWords() {
+        StringBuilder sb = new StringBuilder();
+        for (ThreadNoise t : threads) {
+            if (sb.length() > 0) {
+                sb.append("; ");
+            }
+            sb.append(t.inWords());
+        }
+        return sb.toString();
     }
 
     public NoiseProbe withLoadAvgEnd(String end) {

@@ -16,8 +16,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * time ({@code start + i / rate}), writes that time into the message and sends it; the consumer
  * thread busy-polls and records {@code nanoTime() - intended} into an HdrHistogram. A stall on
  * either side therefore shows up in the latency of every message scheduled during it (no
- * coordinated omission). The producer also measures how far behind schedule it fell; a run whose
- * achieved rate is below 99% of the offered one, or that lost messages, is flagged "rate not kept".
+ * coordinated omission). A run keeps its rate only if the producer kept its schedule (achieved
+ * >= 99% of offered), nothing was lost and the consumer kept up (received >= 99% of offered: the
+ * backlog stayed bounded), so an unbounded persisted queue whose consumer lags cannot pass for one
+ * that keeps up.
  */
 public final class OpenLoopRun {
 
@@ -37,6 +39,8 @@ public final class OpenLoopRun {
         LIVE_DIRS.add(dir);
         Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
         RemoteConsumerProcess child = remoteConsumer;
+        Plan plan = new Plan(rate, warmupCount, measuredCount, config.percentile, config.boundNs,
+                config.attribution, dir);
         try (Subject subject = factory.open(new SubjectConfig(messageSize, dir, config.peerCapacity))) {
             if (child != null && factory.persists()) {
                 Path histFile = dir.resolve("consumer.hdr");
@@ -47,13 +51,13 @@ public final class OpenLoopRun {
                         pinning.record("consumer-process", pinned);
                     }
 
-                    @Override public long finish(Histogram into) throws Exception {
+                    @Override public long[] finish(Histogram into) throws Exception {
                         return child.finish(histFile, into, 60 + (long) (warmupSeconds + durationSeconds) * 2);
                     }
                 };
-                return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile, remote);
+                return run(subject, plan, histogram, pinning, remote);
             }
-            return run(subject, rate, warmupCount, measuredCount, histogram, pinning, config.percentile, null);
+            return run(subject, plan, histogram, pinning, null);
         } finally {
             Directories.deleteRecursively(dir);
             LIVE_DIRS.remove(dir);
@@ -72,8 +76,8 @@ public final class OpenLoopRun {
         /** Tells the other process to open its consumer side; returns once it is polling. */
         void start() throws Exception;
 
-        /** Waits for the other process; adds its samples to {@code into}; returns messages received. */
-        long finish(Histogram into) throws Exception;
+        /** Waits for the other process; adds its samples to {@code into}; returns {received, lastReceiveNs}. */
+        long[] finish(Histogram into) throws Exception;
     }
 
     /** Queue directories of runs in progress, deleted by a shutdown hook if the JVM is stopped mid-run. */
@@ -91,58 +95,73 @@ public final class OpenLoopRun {
         }, "qe-bench-cleanup"));
     }
 
-    static RunResult run(Subject subject, double rate, long warmupCount, long measuredCount,
-                         Histogram histogram, Pinning pinning, double percentile, Remote remote)
+    /**
+     * What one run does.
+     *
+     * @param rate          offered msg/s
+     * @param warmupCount   unrecorded messages first
+     * @param measuredCount recorded messages
+     * @param percentile    the percentile reported as valueAtPercentileNs
+     * @param boundNs       the bound outliers are judged against
+     * @param attribution   record outliers and their causes (JFR, schedstat, spin gaps)
+     * @param scratch       a directory for the attribution's recording (deleted with the run)
+     */
+    record Plan(double rate, long warmupCount, long measuredCount, double percentile, long boundNs,
+                boolean attribution, Path scratch) {
+    }
+
+    static RunResult run(Subject subject, Plan plan, Histogram histogram, Pinning pinning, Remote remote)
             throws Exception {
+        final long warmupCount = plan.warmupCount();
+        final long measuredCount = plan.measuredCount();
+        final double rate = plan.rate();
         final long total = warmupCount + measuredCount;
         final double periodNs = 1e9 / rate;
         final CountDownLatch consumerReady = new CountDownLatch(1);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final long[] producerStats = new long[4]; // firstMeasuredIntended, lastSendDone, maxLateness, endLateness
-        final long[] received = new long[1];
-        final ProducerDone done = new ProducerDone();
+        final long[] producerStats = new long[5]; // firstMeasuredIntended, lastSendDone, maxLateness, endLateness, lastIntended
+        final boolean attribute = plan.attribution() && remote == null;
+        final Outliers.Recorder outliers = attribute ? new Outliers.Recorder(plan.boundNs()) : null;
+        final long gapNs = Outliers.gapThresholdNs(plan.boundNs());
+        final Outliers.GapLog producerGaps = attribute ? new Outliers.GapLog(gapNs) : null;
+        final Outliers.GapLog consumerGaps = attribute ? new Outliers.GapLog(gapNs) : null;
+        final Outliers.Capture capture = attribute ? new Outliers.Capture() : null;
+        final ConsumerLoop loop = new ConsumerLoop(histogram, outliers, consumerGaps);
 
         Thread consumer = new Thread(() -> {
             pinning.pinCurrentThread(Pinning.CONSUMER);
+            if (capture != null) {
+                capture.register(Pinning.CONSUMER, net.openhft.affinity.Affinity.getThreadId());
+            }
             try (Subject.Consumer c = subject.consumer()) {
                 consumerReady.countDown();
-                long count = 0;
-                long deadline = Long.MAX_VALUE;
-                while (count < total) {
-                    long intended = c.poll();
-                    if (intended != Subject.NONE) {
-                        long latency = System.nanoTime() - intended;
-                        if (count >= warmupCount) {
-                            histogram.recordValue(Math.min(Math.max(latency, 0), HIGHEST_TRACKABLE_NS));
-                        }
-                        count++;
-                    } else if (done.done) {
-                        // the producer finished: give the consumer a bounded time to drain
-                        if (deadline == Long.MAX_VALUE) {
-                            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                        } else if (System.nanoTime() > deadline) {
-                            break;
-                        }
-                    }
-                }
-                received[0] = Math.max(0, count - warmupCount);
+                loop.consume(c, warmupCount, total);
             } catch (Throwable t) {
                 failure.compareAndSet(null, t);
                 consumerReady.countDown();
             }
-        }, "qe-bench-consumer");
+        }, Outliers.CONSUMER_THREAD);
 
         Thread producer = new Thread(() -> {
             pinning.pinCurrentThread(Pinning.PRODUCER);
+            if (capture != null) {
+                capture.register(Pinning.PRODUCER, net.openhft.affinity.Affinity.getThreadId());
+            }
             try (Subject.Producer p = subject.producer()) {
                 consumerReady.await();
                 final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
                 long maxLateness = 0;
                 long lateness = 0;
+                long intended = start;
                 for (long i = 0; i < total; i++) {
-                    final long intended = start + (long) (i * periodNs);
+                    intended = start + (long) (i * periodNs);
                     long now;
+                    long lastSpin = 0; // the first read after a send measures the send, not idle time
                     while ((now = System.nanoTime()) < intended) {
+                        if (producerGaps != null && lastSpin != 0) {
+                            producerGaps.record(lastSpin, now - lastSpin);
+                        }
+                        lastSpin = now;
                         Thread.onSpinWait();
                     }
                     p.send(intended);
@@ -157,12 +176,11 @@ public final class OpenLoopRun {
                 producerStats[1] = System.nanoTime();
                 producerStats[2] = maxLateness;
                 producerStats[3] = lateness;
+                producerStats[4] = intended;
             } catch (Throwable t) {
                 failure.compareAndSet(null, t);
-            } finally {
-                done.done = true;
             }
-        }, "qe-bench-producer");
+        }, Outliers.PRODUCER_THREAD);
 
         if (remote == null) {
             consumer.start();
@@ -172,26 +190,37 @@ public final class OpenLoopRun {
         }
         producer.start();
         producer.join();
+        long received;
+        long lastReceive;
         if (remote == null) {
             consumer.join();
+            received = loop.received;
+            lastReceive = loop.lastReceiveNs;
         } else if (failure.get() == null) {
-            received[0] = remote.finish(histogram);
+            long[] r = remote.finish(histogram);
+            received = r[0];
+            lastReceive = r[1];
+        } else {
+            received = 0;
+            lastReceive = 0;
         }
+        Outliers.Summary attribution = capture == null ? null
+                : capture.finish(outliers, producerGaps, consumerGaps, plan.scratch());
         if (failure.get() != null) {
             throw new IllegalStateException("run failed: " + failure.get(), failure.get());
         }
         double elapsedNs = Math.max(1, producerStats[1] - producerStats[0]);
         // the recorded part spans (measuredCount - 1) periods plus however late the last send was
         double achieved = Math.min(rate, measuredCount * 1e9 / (elapsedNs + periodNs));
-        boolean kept = achieved >= RATE_KEPT_FRACTION * rate && received[0] == measuredCount;
+        double receiveSpanNs = Math.max(1, lastReceive - producerStats[0]);
+        double receivedRate = Math.min(rate, received * 1e9 / (receiveSpanNs + periodNs));
+        boolean kept = achieved >= RATE_KEPT_FRACTION * rate && received == measuredCount
+                && receivedRate >= RATE_KEPT_FRACTION * rate;
         Percentiles p = Percentiles.of(histogram);
         long atPercentile = histogram.getTotalCount() == 0
-                ? HIGHEST_TRACKABLE_NS : histogram.getValueAtPercentile(percentile);
-        return new RunResult(rate, achieved, kept, measuredCount, received[0], producerStats[2],
-                producerStats[3], atPercentile, p);
+                ? HIGHEST_TRACKABLE_NS : histogram.getValueAtPercentile(plan.percentile());
+        return new RunResult(rate, achieved, receivedRate, kept, measuredCount, received, producerStats[2],
+                producerStats[3], Math.max(0, lastReceive - producerStats[4]), atPercentile, p, attribution);
     }
 
-    private static final class ProducerDone {
-        volatile boolean done;
-    }
 }

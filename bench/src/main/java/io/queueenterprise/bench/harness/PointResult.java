@@ -7,7 +7,8 @@ import java.util.List;
  *
  * @param offeredRate         msg/s
  * @param phase               {@code coarse} or {@code search}
- * @param achievedRate        the lowest achieved rate of its runs
+ * @param achievedRate        the lowest rate the producer achieved in its runs
+ * @param receivedRate        the lowest rate the consumer received in its runs
  * @param rateKept            every run kept the rate
  * @param samples             samples over all runs
  * @param valueAtPercentileNs the worst run's latency at the configured percentile
@@ -16,7 +17,7 @@ import java.util.List;
  * @param latencyNs           the worst run's percentiles
  * @param runs                every run
  */
-public record PointResult(double offeredRate, String phase, double achievedRate, boolean rateKept,
+public record PointResult(double offeredRate, String phase, double achievedRate, double receivedRate, boolean rateKept,
                           long samples, long valueAtPercentileNs, boolean passes, int worstRun,
                           Percentiles latencyNs, List<RunResult> runs) {
 
@@ -25,6 +26,7 @@ public record PointResult(double offeredRate, String phase, double achievedRate,
         boolean kept = true;
         long samples = 0;
         double achieved = Double.MAX_VALUE;
+        double receivedRate = Double.MAX_VALUE;
         for (int i = 0; i < runs.size(); i++) {
             RunResult r = runs.get(i);
             if (r.valueAtPercentileNs() > runs.get(worst).valueAtPercentileNs()) {
@@ -33,9 +35,10 @@ public record PointResult(double offeredRate, String phase, double achievedRate,
             kept &= r.rateKept();
             samples += r.received();
             achieved = Math.min(achieved, r.achievedRate());
+            receivedRate = Math.min(receivedRate, r.receivedRate());
         }
         RunResult w = runs.get(worst);
-        return new PointResult(rate, phase, achieved, kept, samples, w.valueAtPercentileNs(),
+        return new PointResult(rate, phase, achieved, receivedRate, kept, samples, w.valueAtPercentileNs(),
                 kept && w.valueAtPercentileNs() <= boundNs, worst, w.latencyNs(), List.copyOf(runs));
     }
 

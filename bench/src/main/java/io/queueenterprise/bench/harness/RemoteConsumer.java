@@ -12,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The consumer in ANOTHER process ({@code --consumer-process}): started once per bench by
@@ -21,12 +20,12 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *   RUN subject runDir size capacity warmupCount total histogramFile
  *     -> READY pinning        (consumer side open; the producer may start)
- *     -> DONE received        (histogram written, HdrHistogram compressed encoding)
+ *     -> DONE received lastReceiveNs  (histogram written, HdrHistogram compressed encoding)
  *   EXIT
  * </pre>
  * It opens the subject from the same {@link SubjectConfig} as the producer process (same run
- * directory: the same queue files, the same key directory) and records
- * {@code nanoTime() - intended} exactly like the in-process consumer ({@code System.nanoTime()} is
+ * directory: the same queue files, the same key directory) and consumes with the same
+ * {@link ConsumerLoop} (same recording, same stop rule) as the in-process consumer ({@code System.nanoTime()} is
  * CLOCK_MONOTONIC, shared by processes on one Linux machine).
  */
 public final class RemoteConsumer {
@@ -59,40 +58,19 @@ public final class RemoteConsumer {
                 SubjectConfig config = new SubjectConfig(Integer.parseInt(a[3]), Path.of(a[2]), Integer.parseInt(a[4]));
                 long warmupCount = Long.parseLong(a[5]);
                 long total = Long.parseLong(a[6]);
-                long received;
+                ConsumerLoop loop = new ConsumerLoop(histogram, null, null);
                 try (Subject subject = SubjectRegistry.get(a[1]).open(config);
                      Subject.Consumer c = subject.consumer()) {
                     out.println("READY " + pinned);
-                    received = consume(c, warmupCount, total, histogram);
+                    loop.consume(c, warmupCount, total);
                 }
                 ByteBuffer buf = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
                 int n = histogram.encodeIntoCompressedByteBuffer(buf);
                 Files.write(Path.of(a[7]), java.util.Arrays.copyOf(buf.array(), n));
-                out.println("DONE " + received);
+                out.println("DONE " + loop.received + " " + loop.lastReceiveNs);
             } catch (Throwable t) {
                 out.println("ERROR " + t.toString().replace('\n', ' '));
             }
         }
-    }
-
-    /** Same loop as the in-process consumer; gives up after 10 s without a message. */
-    private static long consume(Subject.Consumer c, long warmupCount, long total, Histogram histogram) {
-        long count = 0;
-        long idleLimit = TimeUnit.SECONDS.toNanos(10);
-        long lastMessage = System.nanoTime();
-        while (count < total) {
-            long intended = c.poll();
-            if (intended != Subject.NONE) {
-                long now = System.nanoTime();
-                if (count >= warmupCount) {
-                    histogram.recordValue(Math.min(Math.max(now - intended, 0), OpenLoopRun.HIGHEST_TRACKABLE_NS));
-                }
-                count++;
-                lastMessage = now;
-            } else if (System.nanoTime() - lastMessage > idleLimit) {
-                break;
-            }
-        }
-        return Math.max(0, count - warmupCount);
     }
 }

@@ -71,8 +71,8 @@ final class RemoteConsumerProcess implements AutoCloseable {
         return reply.substring("READY".length()).trim().replace('_', ' ');
     }
 
-    /** Waits for DONE; returns the received count and fills {@code into} from the child's histogram. */
-    long finish(Path histogramFile, Histogram into, long timeoutSeconds) throws Exception {
+    /** Waits for DONE; returns {received, lastReceiveNs} and fills {@code into} from the child's histogram. */
+    long[] finish(Path histogramFile, Histogram into, long timeoutSeconds) throws Exception {
         String reply = await(timeoutSeconds);
         if (!reply.startsWith("DONE")) {
             throw new IOException("consumer process: " + reply);
@@ -80,7 +80,8 @@ final class RemoteConsumerProcess implements AutoCloseable {
         Histogram h = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Files.readAllBytes(histogramFile)),
                 OpenLoopRun.HIGHEST_TRACKABLE_NS);
         into.add(h);
-        return Long.parseLong(reply.substring("DONE".length()).trim());
+        String[] counts = reply.substring("DONE".length()).trim().split(" ");
+        return new long[]{Long.parseLong(counts[0]), Long.parseLong(counts[1])};
     }
 
     private String await(long seconds) throws IOException, InterruptedException {

@@ -9,7 +9,9 @@ import java.util.Map;
  * @param subject              subject name
  * @param role                 BASELINE, PLAIN, ENCRYPTED or PEER
  * @param messageSize          bytes
+ * @param jvm                  the java executable the subject ran on
  * @param status               {@code ok}: a highest rate was bracketed by the binary search;
+ *                             {@code time-limit}: the run's time limit stopped the sweep first;
  *                             {@code unreachable}: even the lowest rate missed the bound;
  *                             {@code at-max-rate}: every rate up to maxRate met it (lower bound)
  * @param highestRateAtBound   highest offered rate (msg/s) whose worst run met the bound with every
@@ -20,12 +22,18 @@ import java.util.Map;
  *                             whatever happened at lower rates (optimistic: on a machine whose noise
  *                             comes and goes it shows what the subject does in a quiet window)
  * @param maxAchievedRate      the highest achieved rate of any point (saturation throughput with
- *                             no latency bound; less sensitive to machine noise than a percentile)
+ *                             no latency bound; the producer's view: a persisted queue accepts
+ *                             writes faster than its consumer may read them)
+ * @param capacity             the highest rate the consumer received at a point whose rate was kept
+ *                             (producer on schedule, nothing lost, backlog bounded); null if none
+ * @param outliers             messages over the bound at points whose rate was kept, by cause
+ *                             (null when attribution was off)
  * @param points               every measured point, sorted by offered rate
  */
-public record SweepResult(String subject, String role, int messageSize, String status,
+public record SweepResult(String subject, String role, int messageSize, String jvm, String status,
                           Double highestRateAtBound, Map<String, Double> highestRateByBoundUs,
-                          Map<String, Double> bestRateByBoundUs, double maxAchievedRate, List<PointResult> points) {
+                          Map<String, Double> bestRateByBoundUs, double maxAchievedRate, Double capacity,
+                          Outliers.Summary outliers, List<PointResult> points) {
 
     /** Highest measured rate that passes {@code boundNs}, or null. */
     public static Double bestPassing(List<PointResult> points, long boundNs) {

@@ -33,6 +33,9 @@ public final class Charts {
     public static List<String> write(BenchResult r, Path dir) throws IOException {
         System.setProperty("java.awt.headless", "true");
         List<String> files = new ArrayList<>();
+        if (!r.configuration().sweep) {
+            return files; // no sweep (JDK comparison or JLBH only): nothing to chart
+        }
         for (int size : r.configuration().messageSizes) {
             String name = "latency-for-throughput-" + size + "B.png";
             latencyForThroughput(r, size, false, dir.resolve(name));
@@ -41,7 +44,7 @@ public final class Charts {
             latencyForThroughput(r, size, true, dir.resolve(median));
             files.add(median);
         }
-        String capacity = "max-achieved-rate.png";
+        String capacity = "capacity.png";
         capacity(r, dir.resolve(capacity));
         files.add(capacity);
         String bars = "highest-rate-at-bound.png";
@@ -107,7 +110,13 @@ public final class Charts {
             nk.setMarker(SeriesMarkers.CROSS);
             nk.setMarkerColor(Color.BLACK);
         }
-        if (maxX > 0) {
+        if (maxX == 0) {
+            // an empty plot reads as a rendering fault: say why there is nothing
+            chart.addSeries("no points", new double[]{1}, new double[]{1}).setMarker(SeriesMarkers.NONE);
+            chart.addAnnotation(new AnnotationTextPanel(String.format(
+                    "No subject was measured at %d B in this run (see the notes of the report).", size), 300, 320, true));
+        }
+        if (maxX > 0 && !median) { // the bound applies to the configured percentile, not to the median
             double bound = r.configuration().boundNs / 1000.0;
             XYSeries line = chart.addSeries(String.format("bound %s us", Fmt.pct(bound)),
                     new double[]{minX, maxX}, new double[]{bound, bound});
@@ -124,27 +133,36 @@ public final class Charts {
         Function<SweepResult, Double> rateAtBound = s -> boundUs == null ? s.highestRateAtBound()
                 : s.highestRateByBoundUs().get(Integer.toString(boundUs));
         CategoryChart chart = rateBars(r,
-                String.format("Highest offered rate with %s <= %s us (0 = never met)", pct, Fmt.pct(bound)), rateAtBound);
-        boolean anyMet = r.results().stream().map(rateAtBound).anyMatch(rate -> rate != null && rate > 0);
-        if (!anyMet) {
-            // An all-zero bar chart reads as a rendering fault: say what it means on the chart itself.
-            chart.getStyler().setYAxisMin(0.0);
-            chart.getStyler().setYAxisMax(1.0);
-            chart.addAnnotation(new AnnotationTextPanel(String.format(
-                    "No subject met %s <= %s us at any offered rate in this run (see the latency-for-throughput chart).",
-                    pct, Fmt.pct(bound)), 300, 320, true));
+                String.format("Highest offered rate with %s <= %s us (0 = never met)", pct, Fmt.pct(bound)), rateAtBound,
+                String.format("No subject met %s <= %s us at any offered rate in this run (see the latency-for-throughput chart).",
+                        pct, Fmt.pct(bound)));
+        if (boundUs == null) {
+            List<String> ceiling = new ArrayList<>();
+            for (SweepResult s : r.results()) {
+                if ("at-max-rate".equals(s.status())) {
+                    ceiling.add(s.subject() + " " + s.messageSize() + " B");
+                }
+            }
+            if (!ceiling.isEmpty()) {
+                // these bars are lower bounds: the sweep's ceiling stopped them, not the latency bound
+                chart.addAnnotation(new AnnotationTextPanel(String.format("≥ (met the bound up to the sweep's ceiling,"
+                        + " %s msg/s: a lower bound): %s", Fmt.rate(r.configuration().maxRate), String.join(", ", ceiling)),
+                        20, 620, true));
+            }
         }
         BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
     }
 
     static void capacity(BenchResult r, Path file) throws IOException {
-        CategoryChart chart = rateBars(r, "Highest achieved rate, any latency (saturation throughput of the sweep)",
-                SweepResult::maxAchievedRate);
+        CategoryChart chart = rateBars(r, "Capacity: highest rate received with the schedule kept and the backlog"
+                        + " bounded, any latency", SweepResult::capacity,
+                "No subject kept any offered rate in this run (see the notes of the report).");
         BitmapEncoder.saveBitmap(chart, stripPng(file), BitmapEncoder.BitmapFormat.PNG);
     }
 
     /** A bar per subject and one series per message size, in millions of msg/s; a null rate is drawn as 0. */
-    private static CategoryChart rateBars(BenchResult r, String title, Function<SweepResult, Double> rate) {
+    private static CategoryChart rateBars(BenchResult r, String title, Function<SweepResult, Double> rate,
+                                          String whenEmpty) {
         CategoryChart chart = new CategoryChartBuilder().width(1200).height(650)
                 .title(title).xAxisTitle("subject").yAxisTitle("msg/s (millions)").build();
         style(chart.getStyler());
@@ -166,6 +184,16 @@ public final class Charts {
             if (!cats.isEmpty()) {
                 chart.addSeries(size + " B", cats, vals);
             }
+        }
+        boolean anyMet = r.results().stream().map(rate).anyMatch(v -> v != null && v > 0);
+        if (!anyMet) {
+            // an all-zero (or empty) bar chart reads as a rendering fault: say what it means on the chart itself
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(1.0);
+            if (r.results().isEmpty()) {
+                chart.addSeries("none", List.of("no subject measured"), List.of(0.0));
+            }
+            chart.addAnnotation(new AnnotationTextPanel(whenEmpty, 300, 320, true));
         }
         return chart;
     }

@@ -18,6 +18,48 @@ final class Fmt {
         return String.format("%.0f K", r / 1e3);
     }
 
+    /** The highest rate at the bound; "≥ rate" when the sweep's ceiling stopped it, not the bound. */
+    static String rateAtBound(SweepResult s) {
+        if (s.highestRateAtBound() == null) {
+            return "-"; // the status column says why
+        }
+        String r = rate(s.highestRateAtBound());
+        return "at-max-rate".equals(s.status()) || "time-limit".equals(s.status()) && s.highestRateAtBound() != null
+                ? "≥ " + r : r;
+    }
+
+    /** "GC pause 40 %, machine: producer waited for a CPU 35 %, ... (of 1234 over the bound)". */
+    static String causes(SweepResult s, io.queueenterprise.bench.harness.BenchConfig c, int top) {
+        var o = s.outliers();
+        if (o == null) {
+            return !c.attribution ? "not attributed (--no-attribution)"
+                    : c.consumerProcess && s.points().stream().anyMatch(p -> p.rateKept())
+                    ? "not attributed (consumer in another process)" : "no point kept its rate: nothing to attribute";
+        }
+        if (o.overBound() == 0) {
+            return "none";
+        }
+        StringBuilder sb = new StringBuilder();
+        int n = 0;
+        for (var e : o.causes().entrySet()) {
+            if (n++ == top) {
+                break;
+            }
+            sb.append(String.format("%s %.0f %%; ", e.getKey(), 100.0 * e.getValue() / o.overBound()));
+        }
+        return sb.append("of ").append(o.overBound()).append(" messages").toString();
+    }
+
+    /** Capacity, or "-" where no point kept its rate. */
+    static String capacity(Double r) {
+        return r == null ? "- (no point kept its rate)" : rate(r);
+    }
+
+    /** A bound in µs without a needless ".0": 10, 0.5. */
+    static String boundUs(long ns) {
+        return pct(ns / 1000.0);
+    }
+
     static String us(long ns) {
         if (ns < 0) {
             return "n/a";

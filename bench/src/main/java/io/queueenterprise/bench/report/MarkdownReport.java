@@ -22,21 +22,27 @@ public final class MarkdownReport {
     public static String render(BenchResult r, List<String> charts) {
         var c = r.configuration();
         String pct = "p" + Fmt.pct(c.percentile);
-        String bound = Fmt.us(c.boundNs) + " µs";
+        String bound = Fmt.boundUs(c.boundNs) + " µs";
         StringBuilder md = new StringBuilder();
         md.append("# qe bench report\n\n");
+        var prov = r.provenance();
         md.append("Generated ").append(r.generatedAt()).append(" in ").append(String.format("%.0f", r.elapsedSeconds()))
-                .append(" s. Command: `").append(r.command()).append("`\n\n");
+                .append(" s. Command: `").append(prov.command()).append("`\n\n");
+        md.append("- Source: commit `").append(prov.gitCommit()).append('`')
+                .append(prov.gitDirty() == null ? " (work tree state unknown)"
+                        : prov.gitDirty() ? " **with uncommitted changes**" : " (clean work tree)").append('\n');
         md.append("- Machine: ").append(r.machine().cpus()).append(" CPUs, ").append(r.machine().cpuModel())
                 .append(", ").append(r.machine().memTotalKb() / 1024 / 1024).append(" GiB, ").append(r.machine().os()).append('\n');
         md.append("- JVM: ").append(r.jvm().vendor()).append(' ').append(r.jvm().vm()).append(' ')
                 .append(r.jvm().version()).append(", flags from `").append(r.jvm().jvmArgsFile()).append("`\n");
+        if (r.subjectJvms() != null) {
+            r.subjectJvms().forEach((java, jvm) -> md.append("- Subject JVM `").append(java).append("`: ")
+                    .append(jvm.vendor()).append(' ').append(jvm.version()).append(", flags ")
+                    .append(String.join(" ", jvm.inputArguments())).append('\n'));
+        }
         if (r.noise() != null) {
             md.append("- Machine noise before the run (each pinned thread busy-spinning ").append(r.noise().seconds())
-                    .append(" s on nanoTime): ");
-            r.noise().threads().forEach(t -> md.append(String.format("%s: %d gaps > 1 µs, %d > 100 µs, largest %s µs, %.1f%% of time lost; ",
-                    t.role(), t.gapsOver1us(), t.gapsOver100us(), Fmt.us(t.maxGapNs()), t.lostFraction() * 100)));
-            md.append("load average ").append(r.noise().loadAvgStart()).append(" before, ").append(r.noise().loadAvgEnd())
+                    .append(" s on nanoTime): ").append(r.noise().inWords()).append("; load average ").append(r.noise().loadAvgStart()).append(" before, ").append(r.noise().loadAvgEnd())
                     .append(" after\n");
         }
         md.append("- Pinning: ").append(r.pinning().plan()).append("; observed ").append(r.pinning().threads()).append('\n');
@@ -47,20 +53,26 @@ public final class MarkdownReport {
                 Fmt.rate(c.minRate), Fmt.rate(c.maxRate), c.resolution * 100, c.queueRoot));
         md.append("\n## Highest offered rate at ").append(pct).append(" <= ").append(bound).append("\n\n");
         md.append("| subject | role | size | highest rate | status | ").append(pct)
-                .append(" µs | p99.9 µs | max µs | max achieved rate |");
+                .append(" µs | p99.9 µs | max µs | capacity |");
+        int ladderColumns = 0;
         for (int us : c.ladderUs) {
-            md.append(" @").append(us).append(" µs |");
+            if (us * 1000L != c.boundNs) { // the main bound is the "highest rate" column already
+                md.append(" @").append(us).append(" µs |");
+                ladderColumns++;
+            }
         }
         md.append('\n').append("|---|---|---|---:|---|---:|---:|---:|---:|");
-        md.append("---:|".repeat(c.ladderUs.size())).append('\n');
+        md.append("---:|".repeat(ladderColumns)).append('\n');
         for (SweepResult s : r.results()) {
             PointResult p = Fmt.atHighest(s);
             md.append(String.format("| %s | %s | %d B | %s | %s | %s | %s | %s | %s |", s.subject(), s.role().toLowerCase(),
-                    s.messageSize(), Fmt.rate(s.highestRateAtBound()), s.status(),
+                    s.messageSize(), Fmt.rateAtBound(s), s.status(),
                     p == null ? "-" : Fmt.us(p.valueAtPercentileNs()), p == null ? "-" : Fmt.us(p.latencyNs().p999()),
-                    p == null ? "-" : Fmt.us(p.latencyNs().max()), Fmt.rate(s.maxAchievedRate())));
+                    p == null ? "-" : Fmt.us(p.latencyNs().max()), Fmt.capacity(s.capacity())));
             for (Map.Entry<String, Double> e : s.highestRateByBoundUs().entrySet()) {
-                md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+                if (Long.parseLong(e.getKey()) * 1000L != c.boundNs) {
+                    md.append(' ').append(e.getValue() == null ? "-" : Fmt.rate(e.getValue())).append(" |");
+                }
             }
             md.append('\n');
         }
@@ -78,19 +90,52 @@ public final class MarkdownReport {
         }
         md.append("\nThe `@N µs` columns apply the same rule (every measured rate up to it meets the bound) to the"
                 + " measured points at other bounds: coarse 1-2-5 resolution.\n");
-        md.append("\n## Ratios (one run)\n\n| size | bound | library plain / raw Chronicle | encrypted / plain |"
-                + " capacity: plain / raw | capacity: encrypted / plain |\n|---|---|---:|---|---:|---|\n");
+        md.append("\nCapacity = the highest rate the consumer received at a point whose rate was kept (producer on"
+                + " schedule, nothing lost, backlog bounded), at any latency. `≥` = every rate up to the sweep's ceiling"
+                + " met the bound.\n");
+        md.append("\n## Ratios at the latency bound (one run)\n\n| size | bound | library plain / raw Chronicle |"
+                + " encrypted / plain |\n|---|---|---:|---|\n");
         for (BenchResult.Ratios q : r.ratios()) {
             StringBuilder enc = new StringBuilder();
             q.encryptedOverPlain().forEach((k, v) -> enc.append(k).append(": ").append(Fmt.ratio(v)).append("; "));
+            md.append(String.format("| %d B | %s <= %s µs | %s | %s |%n", q.messageSize(), pct, Fmt.pct(q.boundUs()),
+                    Fmt.ratio(q.libraryPlainOverRaw()), enc.length() == 0 ? "n/a" : enc.toString()));
+        }
+        md.append("\n## Capacity ratios (no latency bound: not comparable with ratios taken at a bound)\n\n"
+                + "| size | capacity: plain / raw | capacity: encrypted / plain |\n|---|---:|---|\n");
+        for (BenchResult.Ratios q : r.ratios()) {
+            if (q.boundUs() * 1000 != c.boundNs) {
+                continue; // capacity does not depend on the bound: one row per size
+            }
             StringBuilder capEnc = new StringBuilder();
             q.capacityEncryptedOverPlain().forEach((k, v) -> capEnc.append(k).append(": ").append(Fmt.ratio(v)).append("; "));
-            md.append(String.format("| %d B | %s <= %s µs | %s | %s | %s | %s |%n", q.messageSize(), pct, Fmt.pct(q.boundUs()),
-                    Fmt.ratio(q.libraryPlainOverRaw()), enc.length() == 0 ? "n/a" : enc.toString(),
-                    Fmt.ratio(q.capacityPlainOverRaw()), capEnc.length() == 0 ? "n/a" : capEnc.toString()));
+            md.append(String.format("| %d B | %s | %s |%n", q.messageSize(), Fmt.ratio(q.capacityPlainOverRaw()),
+                    capEnc.length() == 0 ? "n/a" : capEnc.toString()));
         }
-        md.append("\nCapacity = highest achieved rate of the sweep at any latency (no bound): a throughput"
-                + " figure that machine noise distorts less than a tail percentile.\n");
+        md.append(String.format("%n## Outlier attribution: messages over %s, by cause%n%n", bound));
+        md.append("Points whose rate was kept. Each message over the bound gets the first of: a GC pause or safepoint"
+                + " (JFR) in its window; its producer or consumer thread waiting for a CPU (schedstat) or losing its"
+                + " core while idle (spin gap); else the code a JFR stack sample found the producer or consumer in.\n\n"
+                + "| subject | size | over the bound | top causes |\n|---|---|---:|---|\n");
+        for (SweepResult s : r.results()) {
+            md.append(String.format("| %s | %d B | %s | %s |%n", s.subject(), s.messageSize(),
+                    s.outliers() == null ? "-" : Long.toString(s.outliers().overBound()), Fmt.causes(s, c, 4)));
+        }
+        if (!r.jdkComparison().isEmpty()) {
+            var first = r.jdkComparison().get(0);
+            md.append(String.format("%n## JDK comparison: %s msg/s, %d B, %.0f s per run, worst of %d runs by p99.99%n%n",
+                    Fmt.rate(first.rate()), first.messageSize(), first.seconds(), first.runs()));
+            md.append("Samples at or beyond each percentile in brackets: a p99.99 resting on a handful of samples is"
+                    + " a weak figure.\n\n| subject | JVM | samples | p50 µs | p99 µs | p99.9 µs | p99.99 µs | rate kept |\n"
+                    + "|---|---|---:|---:|---:|---:|---:|---|\n");
+            for (var e : r.jdkComparison()) {
+                var l = e.latencyNs();
+                var n = e.samplesBeyond();
+                md.append(String.format("| %s | %s | %d | %s | %s [%d] | %s [%d] | %s [%d] | %s |%n", e.subject(),
+                        e.jvmVersion(), e.samples(), Fmt.us(l.p50()), Fmt.us(l.p99()), n.get("p99"), Fmt.us(l.p999()),
+                        n.get("p99.9"), Fmt.us(l.p9999()), n.get("p99.99"), e.rateKept() ? "yes" : "**no**"));
+            }
+        }
         md.append("\n## Separation\n\n");
         for (BenchResult.Separation s : r.separation()) {
             if (s.mainBoundReachedBy().isEmpty()) {
@@ -122,13 +167,14 @@ public final class MarkdownReport {
         for (String f : charts) {
             md.append("![").append(f).append("](").append(f).append(")\n\n");
         }
-        md.append("## Every point (worst run)\n\n| subject | size | offered | achieved | kept | samples | p50 | p90 | p99 | p99.9 | p99.99 | max |\n");
-        md.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.append("## Every point (worst run)\n\n| subject | size | offered | sent | received | kept | samples | p50 | p90 | p99 | p99.9 | p99.99 | max |\n");
+        md.append("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (SweepResult s : r.results()) {
             for (PointResult p : s.points()) {
                 var l = p.latencyNs();
-                md.append(String.format("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |%n", s.subject(),
-                        s.messageSize(), Fmt.rate(p.offeredRate()), Fmt.rate(p.achievedRate()), p.rateKept() ? "yes" : "**no**",
+                md.append(String.format("| %s | %d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |%n", s.subject(),
+                        s.messageSize(), Fmt.rate(p.offeredRate()), Fmt.rate(p.achievedRate()), Fmt.rate(p.receivedRate()),
+                        p.rateKept() ? "yes" : "**no**",
                         p.samples(), Fmt.us(l.p50()), Fmt.us(l.p90()), Fmt.us(l.p99()), Fmt.us(l.p999()),
                         Fmt.us(l.p9999()), Fmt.us(l.max())));
             }
