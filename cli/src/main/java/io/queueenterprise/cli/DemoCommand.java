@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,11 +55,12 @@ public final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    private final PrintStream out = System.out;
+    private PrintWriter out;
 
     @Override
     public Integer call() throws IOException {
         validate();
+        out = spec.commandLine().getOut();
         boolean temporary = dir == null;
         Path home = temporary ? Files.createTempDirectory("qe-demo-") : dir;
         try {
@@ -71,10 +72,10 @@ public final class DemoCommand implements Callable<Integer> {
                     keys.created() ? "a new random key (owner-only file, never printed)" : "reused as found (nothing overwritten)");
             return runAndReport(work, keys.directory());
         } catch (QueueException | QueueCryptoException e) { // the library's own sentence says what is wrong
-            System.err.println("qe demo: " + e.getMessage());
+            spec.commandLine().getErr().println("qe demo: " + e.getMessage());
             return 1;
         } catch (IOException e) {
-            System.err.println("qe demo: " + DemoFiles.describe(e));
+            spec.commandLine().getErr().println("qe demo: " + DemoFiles.describe(e));
             return 1;
         } finally {
             if (temporary && !keep) {
@@ -82,6 +83,7 @@ public final class DemoCommand implements Callable<Integer> {
             } else if (temporary) {
                 out.println("Kept " + home);
             }
+            out.flush();
         }
     }
 

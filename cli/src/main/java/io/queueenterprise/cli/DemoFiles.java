@@ -1,6 +1,9 @@
 package io.queueenterprise.cli;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -36,9 +39,15 @@ final class DemoFiles {
         });
     }
 
-    /** An I/O failure in one phrase: the JDK's exception names say more than their messages alone. */
+    /** An I/O failure in one phrase: the file and what went wrong (the JDK puts the reason in the type). */
     static String describe(Exception e) {
-        String type = e.getClass().getSimpleName();
-        return e.getMessage() == null ? type : type + " (" + e.getMessage() + ")";
+        if (e instanceof FileSystemException f) {
+            String reason = f instanceof NoSuchFileException ? "no such file or directory"
+                    : f instanceof AccessDeniedException ? "permission denied"
+                    : f instanceof FileAlreadyExistsException ? "already exists"
+                    : f.getReason() != null ? f.getReason() : f.getClass().getSimpleName();
+            return f.getFile() + ": " + reason;
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 }

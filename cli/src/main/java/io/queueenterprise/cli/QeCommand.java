@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.util.Properties;
 
 /**
@@ -34,11 +35,25 @@ public final class QeCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new QeCommand()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with its error handling: every bad option gives its one line, then the usage, exit 2. */
+    static CommandLine commandLine() {
+        CommandLine commandLine = new CommandLine(new QeCommand());
+        commandLine.setParameterExceptionHandler((e, args) -> {
+            CommandLine failed = e.getCommandLine();
+            PrintWriter err = failed.getErr();
+            err.println(e.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+            failed.usage(err);
+            return CommandLine.ExitCode.USAGE;
+        });
+        return commandLine;
     }
 
     /** The project version, written into version.properties by the build. */
