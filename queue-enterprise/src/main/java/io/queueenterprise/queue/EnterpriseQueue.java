@@ -272,6 +272,7 @@ public final class EnterpriseQueue implements AutoCloseable {
             boolean wantEncrypted = keyRing != null || keyDirectory != null;
             String label = name != null ? name : replicaOf != null ? replicaOf.name()
                     : dir.getFileName() == null ? dir.toString() : dir.getFileName().toString();
+            RequiredJvmFlags.check(label);
             QueueDescriptor descriptor = resolveDescriptor(label, wantEncrypted);
             checkCompatible(descriptor, wantEncrypted);
 

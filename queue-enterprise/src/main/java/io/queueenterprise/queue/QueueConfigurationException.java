@@ -15,7 +15,8 @@ public final class QueueConfigurationException extends QueueException {
         WRONG_KEY,
         CIPHER_MODE_MISMATCH,
         NAME_MISMATCH,
-        UNREADABLE_DESCRIPTOR
+        UNREADABLE_DESCRIPTOR,
+        MISSING_JVM_FLAG
     }
 
     private final Problem problem;
