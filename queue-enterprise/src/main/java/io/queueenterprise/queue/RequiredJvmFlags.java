@@ -9,23 +9,22 @@ import java.util.Optional;
  * initialised: without it Chronicle fails deep inside with an {@code AssertionError} (or maps files
  * read-only after logging a warning). Missing access is reported as one sentence naming the flags.
  *
- * <p>The three flags below are the ones without which a queue cannot be opened, written and read
- * (found by removing each flag of {@code bin/jvm.args} in turn, on Java 17 and 25). The rest of
- * {@code bin/jvm.args} serves Chronicle features the library does not use; docs/using-the-library.md
- * says which is which.
+ * <p>The two below are the flags without which a queue cannot be opened, written and read (found by
+ * removing each flag of {@code bin/jvm.args} in turn, on Java 17 and 25). Without the others Chronicle
+ * works, or warns and falls back; docs/using-the-library.md says which is which.
  */
 final class RequiredJvmFlags {
     /** A package of module {@code java.base} that Chronicle's classes must be able to reach. */
     private record Access(String packageName, boolean deepReflection, String why) {
         String flag(String target) {
-            return (deepReflection ? "--add-opens=" : "--add-exports=") + "java.base/" + packageName + "=" + target;
+            return (deepReflection ? "--add-opens=" : "--add-exports=") + "java.base/" + packageName + "=" + target
+                    + " (" + why + ")";
         }
     }
 
     private static final List<Access> REQUIRED = List.of(
             new Access("java.lang.reflect", true, "Chronicle's access to JDK internals"),
-            new Access("sun.nio.ch", false, "memory-mapping the cycle files"),
-            new Access("jdk.internal.ref", false, "releasing mapped memory"));
+            new Access("sun.nio.ch", false, "memory-mapping the cycle files"));
 
     /** A Chronicle class, loaded without running its static initialiser (which is what fails). */
     private static final String CHRONICLE_CLASS = "net.openhft.chronicle.core.Jvm";
@@ -43,7 +42,7 @@ final class RequiredJvmFlags {
         List<String> missing = missingFlags();
         if (!missing.isEmpty()) {
             throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.MISSING_JVM_FLAG,
-                    "Chronicle Queue needs the JVM flag" + (missing.size() > 1 ? "s " : " ") + String.join(" ", missing)
+                    "Chronicle Queue needs the JVM flag" + (missing.size() > 1 ? "s " : " ") + String.join(" and ", missing)
                     + " (the full list is bin/jvm.args; see docs/using-the-library.md)");
         }
         satisfied = true;

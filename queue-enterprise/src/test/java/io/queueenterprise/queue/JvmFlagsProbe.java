@@ -5,7 +5,7 @@ import java.nio.file.Path;
 
 /**
  * Child process for {@link RequiredJvmFlagsTest}: opens a queue in {@code args[0]}, writes and reads
- * one excerpt; prints "ok", or the library's exception as one line (any other throwable escapes).
+ * one excerpt; prints "probe: ok", or the library's exception as one line (any other throwable escapes).
  */
 public final class JvmFlagsProbe {
     private JvmFlagsProbe() {
@@ -17,9 +17,9 @@ public final class JvmFlagsProbe {
              QueueTailer tailer = queue.createTailer()) {
             appender.write("probe".getBytes(StandardCharsets.UTF_8));
             byte[] buffer = new byte[16];
-            System.out.println(tailer.read(buffer) == 5 ? "ok" : "read failed");
+            System.out.println("probe: " + (tailer.read(buffer) == 5 ? "ok" : "read failed"));
         } catch (QueueConfigurationException e) {
-            System.out.println(e.problem() + " | " + e.getMessage());
+            System.out.println("probe: " + e.problem() + " | " + e.getMessage());
         }
     }
 }
