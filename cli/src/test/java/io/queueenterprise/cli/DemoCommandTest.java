@@ -134,6 +134,14 @@ class DemoCommandTest {
         }
     }
 
+    @Test
+    void theCommandLinesClasspathHoldsNothingOfTheBenchmark() {
+        String classpath = System.getProperty("java.class.path");
+        for (String library : List.of("jmh-core", "xchart", "jctools", "disruptor", "HdrHistogram", "jlbh", "queue-enterprise-bench")) {
+            assertFalse(classpath.contains(library), library + " on the command line's classpath: " + classpath);
+        }
+    }
+
     private static int readAll(Path queueDir, Path keys) {
         int read = 0;
         byte[] expected = new byte[DemoMessages.SIZE];
