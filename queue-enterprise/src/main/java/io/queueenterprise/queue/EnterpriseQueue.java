@@ -372,6 +372,7 @@ public final class EnterpriseQueue implements AutoCloseable {
             boolean wantEncrypted = keyRing != null || keyDirectory != null;
             String label = name != null ? name : replicaOf != null ? replicaOf.name()
                     : dir.getFileName() == null ? dir.toString() : dir.getFileName().toString();
+            RequiredJvmFlags.check(label);
             QueueKeys keys = null;
             QueueDescriptor descriptor;
             if (QueueDescriptor.read(dir) == null && hasCycleFiles(dir) && IdentityPin.pinnedIncarnation(dir) != null) {

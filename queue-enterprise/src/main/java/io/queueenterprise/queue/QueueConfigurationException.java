@@ -31,7 +31,9 @@ public final class QueueConfigurationException extends QueueException {
          */
         DESCRIPTOR_MISSING,
         /** The key directory or a key file is unusable; the cause is the crypto module's {@code KeyFileException}. */
-        KEY_FILES
+        KEY_FILES,
+        /** The JVM lacks module access Chronicle Queue needs; the message names the flags (bin/jvm.args). */
+        MISSING_JVM_FLAG
     }
 
     private final Problem problem;
