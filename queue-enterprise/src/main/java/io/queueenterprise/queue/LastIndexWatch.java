@@ -10,11 +10,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * The queue's last index, recomputed in the background and published with one volatile write, so that a
  * tailer that finds nothing to read can tell "the end" from "a damaged excerpt hides the rest" with one
- * volatile read. Why in the background: Chronicle's {@code lastIndex()} scans the cycle, about a millisecond
- * at 100,000 excerpts here; a consumer polling at the end must not pay that per poll.
+ * volatile read. Why in the background: Chronicle's {@code lastIndex()} scans, about a millisecond at
+ * 100,000 excerpts here and more as a cycle grows; a consumer polling at the end must not pay that per poll.
+ * The next refresh waits at least {@value #REFRESH_MILLIS} ms and at least {@value #IDLE_FACTOR} times
+ * as long as the last one took, so the watch never takes more than about 2 % of one core.
  */
 final class LastIndexWatch {
     static final long REFRESH_MILLIS = 200;
+    static final long IDLE_FACTOR = 50;
     private static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "qe-last-index-watch");
         t.setDaemon(true);
@@ -33,8 +36,7 @@ final class LastIndexWatch {
     /** A tailer starts using the watch: the first one computes the last index at once and starts refreshing. */
     synchronized void acquire() {
         if (users++ == 0) {
-            refresh();
-            task = SCHEDULER.scheduleWithFixedDelay(this::refresh, REFRESH_MILLIS, REFRESH_MILLIS, TimeUnit.MILLISECONDS);
+            scheduleNext(refreshTimed());
         }
     }
 
@@ -43,6 +45,20 @@ final class LastIndexWatch {
             task.cancel(false);
             task = null;
         }
+    }
+
+    private synchronized void scheduleNext(long lastTookNanos) {
+        if (users == 0) {
+            return;
+        }
+        long delayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS), lastTookNanos * IDLE_FACTOR);
+        task = SCHEDULER.schedule(() -> scheduleNext(refreshTimed()), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private long refreshTimed() {
+        long start = System.nanoTime();
+        refresh();
+        return System.nanoTime() - start;
     }
 
     /** The last index as of the latest refresh; every excerpt up to it was complete then. -1 when unknown. */
