@@ -1,0 +1,189 @@
+package io.queueenterprise.kubernetes.probe;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import net.openhft.affinity.Affinity;
+
+/**
+ * Reads the cores this container was granted, pins a hot thread there (or, in shared mode, lets
+ * spinning threads run unpinned) and reports, as one JSON line, what the kernel says: the
+ * process's {@code Cpus_allowed_list}, the hot thread's own list after pinning, and every CPU the
+ * spinning threads were seen running on. The first report is printed as soon as the threads spin
+ * ({@code GRANTED_CORES {...}}); the final one, with the CPUs observed while spinning, at the end
+ * ({@code GRANTED_CORES_FINAL {...}}), also written to the termination log.
+ *
+ * <pre>
+ * GrantedCoresReport [--mode pinned|shared] [--threads N] [--hold-seconds S] [--termination-log PATH]
+ * </pre>
+ * Exit codes: 0 reported, 1 pinning did not take effect, 2 bad arguments.
+ */
+public final class GrantedCoresReport {
+    private static final int SAMPLE_EVERY_ITERATIONS = 1 << 16;
+
+    enum Mode { PINNED, SHARED }
+
+    record Options(Mode mode, int threads, int holdSeconds, Path terminationLog) {
+        static Options parse(String... args) {
+            Mode mode = Mode.PINNED;
+            int threads = 2;
+            int holdSeconds = 20;
+            Path terminationLog = Path.of("/dev/termination-log");
+            for (int i = 0; i < args.length; i++) {
+                String name = args[i];
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(name + " needs a value");
+                }
+                String value = args[++i];
+                switch (name) {
+                    case "--mode" -> mode = switch (value) {
+                        case "pinned" -> Mode.PINNED;
+                        case "shared" -> Mode.SHARED;
+                        default -> throw new IllegalArgumentException("--mode must be pinned or shared, not '" + value + "'");
+                    };
+                    case "--threads" -> threads = positive(name, value);
+                    case "--hold-seconds" -> holdSeconds = positive(name, value);
+                    case "--termination-log" -> terminationLog = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown option '" + name + "'");
+                }
+            }
+            return new Options(mode, mode == Mode.PINNED ? 1 : threads, holdSeconds, terminationLog);
+        }
+
+        private static int positive(String name, String value) {
+            try {
+                int number = Integer.parseInt(value);
+                if (number > 0) {
+                    return number;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below with the option's name
+            }
+            throw new IllegalArgumentException(name + " must be a positive integer, not '" + value + "'");
+        }
+    }
+
+    private GrantedCoresReport() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("GrantedCoresReport: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.exit(run(options));
+    }
+
+    static int run(Options options) throws InterruptedException, IOException {
+        BitSet granted = ProcStatus.processCpusAllowed();
+        int hotCore = granted.nextSetBit(0);
+        long deadline = System.nanoTime() + options.holdSeconds() * 1_000_000_000L;
+        CountDownLatch spinning = new CountDownLatch(options.threads());
+        List<Spinner> spinners = new ArrayList<>();
+        for (int i = 0; i < options.threads(); i++) {
+            Spinner spinner = new Spinner(options.mode() == Mode.PINNED ? hotCore : -1, deadline, spinning);
+            spinners.add(spinner);
+            Thread thread = new Thread(spinner, "qe-hot-" + i);
+            spinner.thread = thread;
+            thread.start();
+        }
+        spinning.await();
+        for (Spinner spinner : spinners) {
+            if (spinner.pinningFailure != null) {
+                System.err.println("GrantedCoresReport: " + spinner.pinningFailure);
+                return 1;
+            }
+        }
+        System.out.println("GRANTED_CORES " + json(options, granted, hotCore, spinners, new BitSet(), 0));
+        System.out.flush();
+
+        BitSet observed = new BitSet();
+        long samples = 0;
+        for (Spinner spinner : spinners) {
+            spinner.thread.join();
+            observed.or(spinner.observed);
+            samples += spinner.samples;
+        }
+        String report = json(options, granted, hotCore, spinners, observed, samples);
+        System.out.println("GRANTED_CORES_FINAL " + report);
+        if (Files.isWritable(options.terminationLog())) {
+            Files.writeString(options.terminationLog(), report, StandardCharsets.UTF_8);
+        }
+        return 0;
+    }
+
+    private static String json(Options options, BitSet granted, int hotCore, List<Spinner> spinners,
+                               BitSet observed, long samples) {
+        // a flat document of numbers and CPU lists: written by hand so the image needs no JSON library
+        Spinner first = spinners.get(0);
+        return "{\"mode\":\"" + options.mode().name().toLowerCase() + "\""
+            + ",\"processCpusAllowed\":\"" + CpuList.format(granted) + "\""
+            + ",\"hotThreadCore\":" + (options.mode() == Mode.PINNED ? hotCore : -1)
+            + ",\"hotThreadCpusAllowed\":\"" + CpuList.format(first.cpusAllowedAfterPinning) + "\""
+            + ",\"affinityImplementation\":\"" + Affinity.getAffinityImpl().getClass().getSimpleName() + "\""
+            + ",\"threads\":" + spinners.size()
+            + ",\"observedCpus\":\"" + CpuList.format(observed) + "\""
+            + ",\"samples\":" + samples + "}";
+    }
+
+    /** Spins until the deadline, sampling the CPU it runs on; pinned to one core when given one. */
+    private static final class Spinner implements Runnable {
+        private final int core;
+        private final long deadline;
+        private final CountDownLatch spinning;
+        final BitSet observed = new BitSet();
+        volatile BitSet cpusAllowedAfterPinning = new BitSet();
+        volatile String pinningFailure;
+        long samples;
+        Thread thread;
+
+        Spinner(int core, long deadline, CountDownLatch spinning) {
+            this.core = core;
+            this.deadline = deadline;
+            this.spinning = spinning;
+        }
+
+        @Override
+        public void run() {
+            if (core >= 0) {
+                Affinity.setAffinity(core);
+            }
+            // the kernel's view, not the library's: a library that silently cannot pin shows here
+            cpusAllowedAfterPinning = ProcStatus.threadCpusAllowed();
+            if (core >= 0 && !cpusAllowedAfterPinning.equals(single(core))) {
+                pinningFailure = "pinning to core " + core + " did not take effect: the thread's Cpus_allowed_list is '"
+                    + CpuList.format(cpusAllowedAfterPinning) + "' (affinity implementation "
+                    + Affinity.getAffinityImpl().getClass().getSimpleName() + ")";
+                spinning.countDown();
+                return;
+            }
+            spinning.countDown();
+            long iterations = 0;
+            while (true) {
+                if (++iterations % SAMPLE_EVERY_ITERATIONS == 0) {
+                    observed.set(ProcStatus.threadLastProcessor());
+                    samples++;
+                    if (System.nanoTime() - deadline >= 0) {
+                        return;
+                    }
+                }
+            }
+        }
+
+        private static BitSet single(int cpu) {
+            BitSet set = new BitSet();
+            set.set(cpu);
+            return set;
+        }
+    }
+}
