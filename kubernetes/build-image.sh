@@ -15,9 +15,12 @@ source "$(dirname "$0")/lib.sh"
 PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
 NODE_IMAGE_REPOSITORY="queue-enterprise.local/node"
 BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g)   # what the jlink runtime's libjvm/libzip link
-# Modules of the node runtime: what the project's jars need (jdeps), plus jdk.compiler (Chronicle
-# compiles at run time and bin/jvm.args exports from it) and the management/JFR tooling.
-RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.scripting,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.unsupported,jdk.zipfs
+# Modules of the node runtime: what the project's runtime jars need, per
+#   jdeps --multi-release 17 --ignore-missing-deps --print-module-deps lib/*.jar
+# (java.base,java.compiler,java.desktop,java.management,java.sql,jdk.security.auth,jdk.unsupported),
+# plus jdk.compiler (Chronicle compiles at run time; bin/jvm.args exports from it), java.instrument,
+# jdk.jfr and jdk.management (diagnosing a pod), jdk.crypto.ec (TLS). Re-run jdeps when deps change.
+RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.security.auth,jdk.unsupported
 
 usage() { echo "usage: build-image.sh pause | node --app-dir DIR --tag TAG" >&2; exit 2; }
 
@@ -83,8 +86,8 @@ base_layer() {
     local debs="$work/debs" rootfs="$work/base-rootfs"
     mkdir -p "$debs" "$rootfs/tmp" "$IMAGES_DIR/layers"
     log "downloading ${versions[*]} from Debian"
-    (cd "$debs" && apt-get download "${versions[@]}" >&2) \
-      || (apt-get update >&2 && cd "$debs" && apt-get download "${versions[@]}" >&2)
+    (cd "$debs" && apt-get -o APT::Sandbox::User=root download "${versions[@]}" >&2) \
+      || (apt-get update >&2 && cd "$debs" && apt-get -o APT::Sandbox::User=root download "${versions[@]}" >&2)
     for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$rootfs"; done
     rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/locale" "$rootfs/usr/share/lintian"
     chmod 1777 "$rootfs/tmp"   # JNA unpacks its native library to java.io.tmpdir

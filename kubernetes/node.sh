@@ -25,6 +25,10 @@ SCHEDULER_PORT="${QE_K8S_SCHEDULER_PORT:-20259}"
 CONTAINERD_SOCKET="$STATE/containerd/containerd.sock"
 KUBELET_ROOT="$STATE/kubelet"
 CNI_BRIDGE=qe-cni0
+# The kubelet refuses a loopback node IP, so the node gets its own address on a bridge this run
+# creates: local to this machine, reachable from nowhere else (no dummy links on this kernel).
+NODE_BRIDGE=qe-node0
+NODE_IP="${QE_K8S_NODE_IP:-10.87.0.1}"
 PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
 # What the kubelet (and the CNI bridge's ip_forward) change on the host; saved once per run and
 # restored by `down`. The saved file survives a crash, so the next run restores the originals.
@@ -115,7 +119,7 @@ make_pki() {
   issue controller-manager "/CN=system:kube-controller-manager"
   issue scheduler "/CN=system:kube-scheduler"
   issue kubelet-client "/O=system:nodes/CN=system:node:$NODE_NAME"
-  issue kubelet-serving "/CN=$NODE_NAME" "IP:127.0.0.1,DNS:$NODE_NAME,DNS:localhost"
+  issue kubelet-serving "/CN=$NODE_NAME" "IP:$NODE_IP,IP:127.0.0.1,DNS:$NODE_NAME,DNS:localhost"
   cd - >/dev/null
 }
 
@@ -173,6 +177,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
+        Root = "$STATE/containerd/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"
@@ -190,7 +195,7 @@ JSON
   cat > "$STATE/kubelet-config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: 127.0.0.1
+address: $NODE_IP
 port: $KUBELET_PORT
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
@@ -228,6 +233,38 @@ our_shims() {
   return 0
 }
 
+delete_containers() {
+  local ctr_=(ctr --address "$CONTAINERD_SOCKET" -n k8s.io) id
+  for id in $("${ctr_[@]}" containers list -q 2>/dev/null); do
+    "${ctr_[@]}" tasks kill --all --signal SIGKILL "$id" >/dev/null 2>&1 || true
+    "${ctr_[@]}" tasks delete --force "$id" >/dev/null 2>&1 || true
+    "${ctr_[@]}" containers delete "$id" >/dev/null 2>&1 || true
+  done
+}
+
+# containerd 1.6 puts shim sockets in the fixed /run/containerd/s; a SIGKILLed shim leaves its
+# socket. Remove those that appeared during this run and that nothing listens on any more.
+remove_stale_shim_sockets() {
+  local socket
+  for socket in /run/containerd/s/*; do
+    [[ -S "$socket" ]] || continue
+    grep -qx "$socket" "$STATE/shim-sockets-before-up" 2>/dev/null && continue
+    grep -q " $socket\$" /proc/net/unix && continue
+    rm -f "$socket"
+  done
+  rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+}
+
+# The kubelet links every container's log into the fixed /var/log/containers; ours point into the state dir.
+remove_container_log_links() {
+  local link
+  for link in /var/log/containers/*.log; do
+    [[ -L "$link" && "$(readlink "$link")" == "$STATE/"* ]] && rm -f "$link"
+  done
+  [[ -f "$STATE/created-var-log-containers" ]] && rmdir /var/log/containers 2>/dev/null
+  return 0
+}
+
 # Every process in the /kubepods cgroups: containers our kubelet created.
 pod_processes() {
   find /sys/fs/cgroup/*/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u
@@ -246,7 +283,7 @@ remove_kubepods_cgroups() {
 unmount_state() {
   local mount_point
   # deepest first; findmnt escapes blanks as \x20, which our paths do not contain
-  findmnt -rn -o TARGET | grep -E "^$STATE(/|$)" | sort -r | while read -r mount_point; do
+  findmnt -rn -o TARGET | { grep -E "^$STATE(/|$)" || true; } | sort -r | while read -r mount_point; do
     umount "$mount_point" 2>/dev/null || umount -l "$mount_point" || log "could not unmount $mount_point"
   done
 }
@@ -260,9 +297,12 @@ remove_network() {
     ip netns delete "$(basename "$netns")" 2>/dev/null || { umount "$netns" 2>/dev/null; rm -f "$netns"; }
     log "removed network namespace $(basename "$netns")"
   done
-  if ip link show "$CNI_BRIDGE" >/dev/null 2>&1; then
-    ip link delete "$CNI_BRIDGE" && log "removed bridge $CNI_BRIDGE"
-  fi
+  local bridge
+  for bridge in "$CNI_BRIDGE" "$NODE_BRIDGE"; do
+    if ip link show "$bridge" >/dev/null 2>&1; then
+      ip link delete "$bridge" && log "removed bridge $bridge"
+    fi
+  done
 }
 
 save_sysctls() {
@@ -287,11 +327,15 @@ cmd_down() {
   stop_component kubelet
   stop_component kube-scheduler
   stop_component kube-controller-manager
-  # The kubelet is gone, so nothing restarts containers: kill their processes, then their shims.
+  # The kubelet is gone, so nothing restarts containers: kill their processes, let containerd
+  # delete its tasks (their shims then exit and remove their sockets), kill shims that remain.
   local pid
   for pid in $(pod_processes); do kill -KILL "$pid" 2>/dev/null || true; done
+  live_pid containerd >/dev/null && delete_containers
   stop_component containerd
   for pid in $(our_shims); do kill -KILL "$pid" 2>/dev/null && log "killed containerd-shim pid $pid"; done
+  remove_stale_shim_sockets
+  remove_container_log_links
   stop_component kube-apiserver
   stop_component etcd
   unmount_state
@@ -338,7 +382,12 @@ cmd_up() {
   local started=$SECONDS
   mkdir -p "$STATE" "$PIDS" "$LOGS"
   ls /run/netns 2>/dev/null | grep '^cni-' > "$STATE/netns-before-up" || true
+  ls -d /run/containerd/s/* > "$STATE/shim-sockets-before-up" 2>/dev/null || true
+  [[ -d /var/log/containers ]] || touch "$STATE/created-var-log-containers"
   save_sysctls
+  ip link add "$NODE_BRIDGE" type bridge
+  ip addr add "$NODE_IP/32" dev "$NODE_BRIDGE"
+  ip link set "$NODE_BRIDGE" up
   make_pki
   write_configs
 
@@ -378,7 +427,7 @@ cmd_up() {
     --bind-address 127.0.0.1 --secure-port "$SCHEDULER_PORT" --leader-elect=false --profiling=false
   start_component kubelet \
     --config "$STATE/kubelet-config.yaml" --kubeconfig "$STATE/kubelet.kubeconfig" \
-    --root-dir "$KUBELET_ROOT" --hostname-override "$NODE_NAME" --node-ip 127.0.0.1
+    --root-dir "$KUBELET_ROOT" --hostname-override "$NODE_NAME" --node-ip "$NODE_IP"
 
   wait_until 120 "node $NODE_NAME Ready" node_ready
   # Pods wait for the default service account, which the controller-manager creates.

@@ -25,7 +25,7 @@ import net.openhft.affinity.Affinity;
  * Exit codes: 0 reported, 1 pinning did not take effect, 2 bad arguments.
  */
 public final class GrantedCoresReport {
-    private static final int SAMPLE_EVERY_ITERATIONS = 1 << 16;
+    private static final long SAMPLE_INTERVAL_NANOS = 1_000_000;
 
     enum Mode { PINNED, SHARED }
 
@@ -87,11 +87,12 @@ public final class GrantedCoresReport {
     static int run(Options options) throws InterruptedException, IOException {
         BitSet granted = ProcStatus.processCpusAllowed();
         int hotCore = granted.nextSetBit(0);
-        long deadline = System.nanoTime() + options.holdSeconds() * 1_000_000_000L;
+        Affinity.getAffinityImpl();   // loads the native library before any thread starts its hold time
+        long holdNanos = options.holdSeconds() * 1_000_000_000L;
         CountDownLatch spinning = new CountDownLatch(options.threads());
         List<Spinner> spinners = new ArrayList<>();
         for (int i = 0; i < options.threads(); i++) {
-            Spinner spinner = new Spinner(options.mode() == Mode.PINNED ? hotCore : -1, deadline, spinning);
+            Spinner spinner = new Spinner(options.mode() == Mode.PINNED ? hotCore : -1, holdNanos, spinning);
             spinners.add(spinner);
             Thread thread = new Thread(spinner, "qe-hot-" + i);
             spinner.thread = thread;
@@ -136,10 +137,10 @@ public final class GrantedCoresReport {
             + ",\"samples\":" + samples + "}";
     }
 
-    /** Spins until the deadline, sampling the CPU it runs on; pinned to one core when given one. */
+    /** Spins for the hold time, sampling the CPU it runs on every millisecond; pinned to one core when given one. */
     private static final class Spinner implements Runnable {
         private final int core;
-        private final long deadline;
+        private final long holdNanos;
         private final CountDownLatch spinning;
         final BitSet observed = new BitSet();
         volatile BitSet cpusAllowedAfterPinning = new BitSet();
@@ -147,9 +148,9 @@ public final class GrantedCoresReport {
         long samples;
         Thread thread;
 
-        Spinner(int core, long deadline, CountDownLatch spinning) {
+        Spinner(int core, long holdNanos, CountDownLatch spinning) {
             this.core = core;
-            this.deadline = deadline;
+            this.holdNanos = holdNanos;
             this.spinning = spinning;
         }
 
@@ -168,15 +169,16 @@ public final class GrantedCoresReport {
                 return;
             }
             spinning.countDown();
-            long iterations = 0;
-            while (true) {
-                if (++iterations % SAMPLE_EVERY_ITERATIONS == 0) {
+            long now = System.nanoTime();
+            long deadline = now + holdNanos;
+            long nextSample = now;
+            while (now - deadline < 0) {
+                if (now - nextSample >= 0) {
                     observed.set(ProcStatus.threadLastProcessor());
                     samples++;
-                    if (System.nanoTime() - deadline >= 0) {
-                        return;
-                    }
+                    nextSample = now + SAMPLE_INTERVAL_NANOS;
                 }
+                now = System.nanoTime();
             }
         }
 
