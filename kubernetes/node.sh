@@ -35,8 +35,7 @@ PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
 HOST_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
               kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward)
 SYSCTLS_SAVED="${QE_K8S_SYSCTLS_SAVED:-/var/lib/qe-k8s-testbed.sysctls}"
-# Stop order: consumers before what they depend on.
-COMPONENTS_STOP_ORDER=(kubelet kube-scheduler kube-controller-manager containerd kube-apiserver etcd)
+COMPONENTS=(etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet)
 
 require_root() { [[ $EUID -eq 0 ]] || die "node.sh $1 needs root (it runs a kubelet and containerd)"; }
 
@@ -69,22 +68,25 @@ start_component() {
   echo $! > "$PIDS/$name.pid"
 }
 
-stop_pid() {
-  local name="$1" pid="$2" waited
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for waited in $(seq 1 100); do
-    [[ -d "/proc/$pid" ]] || { log "stopped $name (pid $pid)"; return 0; }
-    sleep 0.1
+# SIGTERM to all the given components at once, then wait for each (SIGKILL after 10 s).
+stop_components() {
+  local name pid names=() pids=()
+  for name in "$@"; do
+    if pid="$(live_pid "$name")"; then
+      kill -TERM "$pid" 2>/dev/null && { names+=("$name"); pids+=("$pid"); }
+    fi
+    rm -f "$PIDS/$name.pid"
   done
-  log "$name (pid $pid) ignored SIGTERM for 10 s: SIGKILL"
-  kill -KILL "$pid" 2>/dev/null || true
-  while [[ -d "/proc/$pid" ]]; do sleep 0.1; done
-}
-
-stop_component() {
-  local pid
-  if pid="$(live_pid "$1")"; then stop_pid "$1" "$pid"; fi
-  rm -f "$PIDS/$1.pid"
+  local deadline=$((SECONDS + 10)) i
+  for i in "${!pids[@]}"; do
+    while [[ -d "/proc/${pids[$i]}" ]] && ((SECONDS < deadline)); do sleep 0.05; done
+    if [[ -d "/proc/${pids[$i]}" ]]; then
+      log "${names[$i]} (pid ${pids[$i]}) ignored SIGTERM for 10 s: SIGKILL"
+      kill -KILL "${pids[$i]}" 2>/dev/null || true
+      while [[ -d "/proc/${pids[$i]}" ]]; do sleep 0.05; done
+    fi
+    log "stopped ${names[$i]} (pid ${pids[$i]})"
+  done
 }
 
 wait_until() {
@@ -324,20 +326,18 @@ restore_sysctls() {
 cmd_down() {
   require_root down
   [[ -d "$STATE" || -f "$SYSCTLS_SAVED" ]] || { log "nothing to tear down"; return 0; }
-  stop_component kubelet
-  stop_component kube-scheduler
-  stop_component kube-controller-manager
+  stop_components kubelet kube-scheduler kube-controller-manager
   # The kubelet is gone, so nothing restarts containers: kill their processes, let containerd
   # delete its tasks (their shims then exit and remove their sockets), kill shims that remain.
   local pid
   for pid in $(pod_processes); do kill -KILL "$pid" 2>/dev/null || true; done
   live_pid containerd >/dev/null && delete_containers
-  stop_component containerd
+  stop_components containerd
   for pid in $(our_shims); do kill -KILL "$pid" 2>/dev/null && log "killed containerd-shim pid $pid"; done
   remove_stale_shim_sockets
   remove_container_log_links
-  stop_component kube-apiserver
-  stop_component etcd
+  stop_components kube-apiserver
+  stop_components etcd
   unmount_state
   remove_network
   for pid in $(pod_processes); do kill -KILL "$pid" 2>/dev/null || true; done
@@ -361,7 +361,7 @@ node_ready() {
 
 cmd_status() {
   local name
-  for name in "${COMPONENTS_STOP_ORDER[@]}"; do live_pid "$name" >/dev/null || return 1; done
+  for name in "${COMPONENTS[@]}"; do live_pid "$name" >/dev/null || return 1; done
   apiserver_ready >/dev/null 2>&1 && node_ready
 }
 
