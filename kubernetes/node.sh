@@ -68,8 +68,11 @@ start_component() {
   echo $! > "$PIDS/$name.pid"
 }
 
-# SIGTERM to all the given components at once, then wait for each (SIGKILL after 10 s).
+# SIGTERM to all the given components at once, then wait for each; SIGKILL after the grace time
+# (default 10 s; `--grace N` first).
 stop_components() {
+  local grace=10
+  [[ "$1" == --grace ]] && { grace="$2"; shift 2; }
   local name pid names=() pids=()
   for name in "$@"; do
     if pid="$(live_pid "$name")"; then
@@ -77,11 +80,11 @@ stop_components() {
     fi
     rm -f "$PIDS/$name.pid"
   done
-  local deadline=$((SECONDS + 10)) i
+  local deadline=$((SECONDS + grace)) i
   for i in "${!pids[@]}"; do
     while [[ -d "/proc/${pids[$i]}" ]] && ((SECONDS < deadline)); do sleep 0.05; done
     if [[ -d "/proc/${pids[$i]}" ]]; then
-      log "${names[$i]} (pid ${pids[$i]}) ignored SIGTERM for 10 s: SIGKILL"
+      log "${names[$i]} (pid ${pids[$i]}) still runs ${grace} s after SIGTERM: SIGKILL"
       kill -KILL "${pids[$i]}" 2>/dev/null || true
       while [[ -d "/proc/${pids[$i]}" ]]; do sleep 0.05; done
     fi
@@ -336,7 +339,8 @@ cmd_down() {
   for pid in $(our_shims); do kill -KILL "$pid" 2>/dev/null && log "killed containerd-shim pid $pid"; done
   remove_stale_shim_sockets
   remove_container_log_links
-  stop_components kube-apiserver
+  # its graceful shutdown drains requests for a minute; nothing of a test cluster needs that
+  stop_components --grace 3 kube-apiserver
   stop_components etcd
   unmount_state
   remove_network

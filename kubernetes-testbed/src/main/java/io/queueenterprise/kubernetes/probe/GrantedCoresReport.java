@@ -16,8 +16,9 @@ import net.openhft.affinity.Affinity;
  * spinning threads run unpinned) and reports, as one JSON line, what the kernel says: the
  * process's {@code Cpus_allowed_list}, the hot thread's own list after pinning, and every CPU the
  * spinning threads were seen running on. The first report is printed as soon as the threads spin
- * ({@code GRANTED_CORES {...}}); the final one, with the CPUs observed while spinning, at the end
- * ({@code GRANTED_CORES_FINAL {...}}), also written to the termination log.
+ * ({@code GRANTED_CORES {...}}), then every second the CPUs observed so far
+ * ({@code GRANTED_CORES_PROGRESS {...}}), and the final one at the end ({@code GRANTED_CORES_FINAL
+ * {...}}), also written to the termination log.
  *
  * <pre>
  * GrantedCoresReport [--mode pinned|shared] [--threads N] [--hold-seconds S] [--termination-log PATH]
@@ -26,6 +27,7 @@ import net.openhft.affinity.Affinity;
  */
 public final class GrantedCoresReport {
     private static final long SAMPLE_INTERVAL_NANOS = 1_000_000;
+    private static final long PROGRESS_INTERVAL_MILLIS = 1_000;
 
     enum Mode { PINNED, SHARED }
 
@@ -105,17 +107,20 @@ public final class GrantedCoresReport {
                 return 1;
             }
         }
-        System.out.println("GRANTED_CORES " + json(options, granted, hotCore, spinners, new BitSet(), 0));
+        System.out.println("GRANTED_CORES " + json(options, granted, hotCore, spinners));
         System.out.flush();
-
-        BitSet observed = new BitSet();
-        long samples = 0;
+        // Progress once a second, so an observer can read "where did it run so far" while the
+        // threads still spin (the cores a pod holds are only exclusive while it runs).
         for (Spinner spinner : spinners) {
-            spinner.thread.join();
-            observed.or(spinner.observed);
-            samples += spinner.samples;
+            while (spinner.thread.isAlive()) {
+                spinner.thread.join(PROGRESS_INTERVAL_MILLIS);
+                if (spinner.thread.isAlive()) {
+                    System.out.println("GRANTED_CORES_PROGRESS " + json(options, granted, hotCore, spinners));
+                    System.out.flush();
+                }
+            }
         }
-        String report = json(options, granted, hotCore, spinners, observed, samples);
+        String report = json(options, granted, hotCore, spinners);
         System.out.println("GRANTED_CORES_FINAL " + report);
         if (Files.isWritable(options.terminationLog())) {
             Files.writeString(options.terminationLog(), report, StandardCharsets.UTF_8);
@@ -123,8 +128,13 @@ public final class GrantedCoresReport {
         return 0;
     }
 
-    private static String json(Options options, BitSet granted, int hotCore, List<Spinner> spinners,
-                               BitSet observed, long samples) {
+    private static String json(Options options, BitSet granted, int hotCore, List<Spinner> spinners) {
+        BitSet observed = new BitSet();
+        long samples = 0;
+        for (Spinner spinner : spinners) {
+            observed.or(spinner.observed);
+            samples += spinner.samples;
+        }
         // a flat document of numbers and CPU lists: written by hand so the image needs no JSON library
         Spinner first = spinners.get(0);
         return "{\"mode\":\"" + options.mode().name().toLowerCase() + "\""
@@ -142,10 +152,11 @@ public final class GrantedCoresReport {
         private final int core;
         private final long holdNanos;
         private final CountDownLatch spinning;
-        final BitSet observed = new BitSet();
+        /** Replaced (never mutated) when a new CPU is seen, so other threads read a consistent set. */
+        volatile BitSet observed = new BitSet();
         volatile BitSet cpusAllowedAfterPinning = new BitSet();
         volatile String pinningFailure;
-        long samples;
+        volatile long samples;   // one writer
         Thread thread;
 
         Spinner(int core, long holdNanos, CountDownLatch spinning) {
@@ -174,7 +185,12 @@ public final class GrantedCoresReport {
             long nextSample = now;
             while (now - deadline < 0) {
                 if (now - nextSample >= 0) {
-                    observed.set(ProcStatus.threadLastProcessor());
+                    int cpu = ProcStatus.threadLastProcessor();
+                    if (!observed.get(cpu)) {
+                        BitSet seen = (BitSet) observed.clone();
+                        seen.set(cpu);
+                        observed = seen;
+                    }
                     samples++;
                     nextSample = now + SAMPLE_INTERVAL_NANOS;
                 }

@@ -96,7 +96,7 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
             }
             boolean started = false;
             try {
-                progress("provisioning (a fresh machine builds Kubernetes from source, ~10 min); log " + scripts.log());
+                progress("provisioning (a fresh machine builds Kubernetes from source: 10 to 35 min on 2 cores); log " + scripts.log());
                 scripts.run(PROVISION_TIMEOUT_MINUTES, TimeUnit.MINUTES, "provision.sh");
                 boolean reused = scripts.exitCode(1, TimeUnit.MINUTES, "node.sh", "status") == 0;
                 if (reused) {
