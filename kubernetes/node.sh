@@ -3,7 +3,10 @@
 # containerd and a kubelet with the static CPU manager, all bound to 127.0.0.1, all state under
 # $QE_K8S_STATE. Needs root and what provision.sh provides.
 #
-#   node.sh up                  start (after cleaning what a crashed run left); waits for Ready
+#   node.sh up [--for-tests]    start (after cleaning what a crashed run left); waits for Ready.
+#                               Prints "started", or "reused" when a cluster started by a person
+#                               (without --for-tests) is already healthy; one that a test run
+#                               started is a crashed run's leftover: torn down and started afresh
 #   node.sh down                stop everything by recorded PID, unmount, remove netns, bridge and
 #                               /kubepods cgroups, restore host sysctls, delete the state
 #   node.sh status              exit 0 when a cluster started by this script is healthy
@@ -266,7 +269,7 @@ remove_container_log_links() {
   for link in /var/log/containers/*.log; do
     [[ -L "$link" && "$(readlink "$link")" == "$STATE/"* ]] && rm -f "$link"
   done
-  [[ -f "$STATE/created-var-log-containers" ]] && rmdir /var/log/containers 2>/dev/null
+  [[ -f "$STATE/created-var-log-containers" ]] && { rmdir /var/log/containers 2>/dev/null || true; }
   return 0
 }
 
@@ -302,6 +305,7 @@ remove_network() {
     ip netns delete "$(basename "$netns")" 2>/dev/null || { umount "$netns" 2>/dev/null; rm -f "$netns"; }
     log "removed network namespace $(basename "$netns")"
   done
+  [[ -f "$STATE/created-run-netns" ]] && { rmdir /run/netns 2>/dev/null || true; }
   local bridge
   for bridge in "$CNI_BRIDGE" "$NODE_BRIDGE"; do
     if ip link show "$bridge" >/dev/null 2>&1; then
@@ -377,7 +381,13 @@ cmd_import_image() {
 
 cmd_up() {
   require_root up
-  if cmd_status; then log "cluster already running (state $STATE): reusing it"; return 0; fi
+  local owner=person
+  [[ "${1:-}" == --for-tests ]] && owner=tests
+  if cmd_status && [[ "$(cat "$STATE/owner" 2>/dev/null)" == person ]]; then
+    log "cluster started by hand already running (state $STATE): reusing it"
+    echo reused
+    return 0
+  fi
   for binary in "${KUBERNETES_BINARIES[@]}"; do
     [[ -x "$BIN_DIR/$binary" ]] || die "$BIN_DIR/$binary is missing: run kubernetes/provision.sh first"
   done
@@ -388,6 +398,7 @@ cmd_up() {
   ls /run/netns 2>/dev/null | grep '^cni-' > "$STATE/netns-before-up" || true
   ls -d /run/containerd/s/* > "$STATE/shim-sockets-before-up" 2>/dev/null || true
   [[ -d /var/log/containers ]] || touch "$STATE/created-var-log-containers"
+  [[ -d /run/netns ]] || touch "$STATE/created-run-netns"
   save_sysctls
   ip link add "$NODE_BRIDGE" type bridge
   ip addr add "$NODE_IP/32" dev "$NODE_BRIDGE"
@@ -436,7 +447,9 @@ cmd_up() {
   wait_until 120 "node $NODE_NAME Ready" node_ready
   # Pods wait for the default service account, which the controller-manager creates.
   wait_until 60 "default service account" kubectl_ get serviceaccount default
+  echo "$owner" > "$STATE/owner"
   log "cluster up in $((SECONDS - started)) s (state $STATE)"
+  echo started
 }
 
 cmd_env() {
@@ -448,7 +461,7 @@ cmd_env() {
 }
 
 case "${1:-}" in
-  up) cmd_up ;;
+  up) shift; cmd_up "$@" ;;
   down) cmd_down ;;
   status) cmd_status ;;
   import-image) shift; cmd_import_image "$@" ;;

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
 
 import net.openhft.affinity.Affinity;
 
@@ -21,8 +22,13 @@ import net.openhft.affinity.Affinity;
  * {...}}), also written to the termination log.
  *
  * <pre>
- * GrantedCoresReport [--mode pinned|shared] [--threads N] [--hold-seconds S] [--termination-log PATH]
+ * GrantedCoresReport [--mode pinned|shared] [--threads N] [--hold-seconds S]
+ *                    [--park-between-samples true|false] [--termination-log PATH]
  * </pre>
+ * The threads busy-spin like a real hot thread unless {@code --park-between-samples true}: on
+ * cgroup v1 a pod cgroup's CPU weight is split across CPUs by where its load is, so a pod that
+ * busy-spins on its exclusive core leaves the shared pool's pods almost no weight on the other
+ * core while the host is busy (a BestEffort pod's start was seen taking 5 minutes here).
  * Exit codes: 0 reported, 1 pinning did not take effect, 2 bad arguments.
  */
 public final class GrantedCoresReport {
@@ -31,11 +37,13 @@ public final class GrantedCoresReport {
 
     enum Mode { PINNED, SHARED }
 
-    record Options(Mode mode, int threads, int holdSeconds, Path terminationLog) {
+    /** {@code parkBetweenSamples}: sleep between samples instead of busy-spinning (see the option's help). */
+    record Options(Mode mode, int threads, int holdSeconds, boolean parkBetweenSamples, Path terminationLog) {
         static Options parse(String... args) {
             Mode mode = Mode.PINNED;
             int threads = 2;
             int holdSeconds = 20;
+            boolean parkBetweenSamples = false;
             Path terminationLog = Path.of("/dev/termination-log");
             for (int i = 0; i < args.length; i++) {
                 String name = args[i];
@@ -51,11 +59,16 @@ public final class GrantedCoresReport {
                     };
                     case "--threads" -> threads = positive(name, value);
                     case "--hold-seconds" -> holdSeconds = positive(name, value);
+                    case "--park-between-samples" -> parkBetweenSamples = switch (value) {
+                        case "true" -> true;
+                        case "false" -> false;
+                        default -> throw new IllegalArgumentException("--park-between-samples must be true or false, not '" + value + "'");
+                    };
                     case "--termination-log" -> terminationLog = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option '" + name + "'");
                 }
             }
-            return new Options(mode, mode == Mode.PINNED ? 1 : threads, holdSeconds, terminationLog);
+            return new Options(mode, mode == Mode.PINNED ? 1 : threads, holdSeconds, parkBetweenSamples, terminationLog);
         }
 
         private static int positive(String name, String value) {
@@ -94,7 +107,7 @@ public final class GrantedCoresReport {
         CountDownLatch spinning = new CountDownLatch(options.threads());
         List<Spinner> spinners = new ArrayList<>();
         for (int i = 0; i < options.threads(); i++) {
-            Spinner spinner = new Spinner(options.mode() == Mode.PINNED ? hotCore : -1, holdNanos, spinning);
+            Spinner spinner = new Spinner(options.mode() == Mode.PINNED ? hotCore : -1, holdNanos, options.parkBetweenSamples(), spinning);
             spinners.add(spinner);
             Thread thread = new Thread(spinner, "qe-hot-" + i);
             spinner.thread = thread;
@@ -151,6 +164,7 @@ public final class GrantedCoresReport {
     private static final class Spinner implements Runnable {
         private final int core;
         private final long holdNanos;
+        private final boolean parkBetweenSamples;
         private final CountDownLatch spinning;
         /** Replaced (never mutated) when a new CPU is seen, so other threads read a consistent set. */
         volatile BitSet observed = new BitSet();
@@ -159,7 +173,8 @@ public final class GrantedCoresReport {
         volatile long samples;   // one writer
         Thread thread;
 
-        Spinner(int core, long holdNanos, CountDownLatch spinning) {
+        Spinner(int core, long holdNanos, boolean parkBetweenSamples, CountDownLatch spinning) {
+            this.parkBetweenSamples = parkBetweenSamples;
             this.core = core;
             this.holdNanos = holdNanos;
             this.spinning = spinning;
@@ -193,6 +208,9 @@ public final class GrantedCoresReport {
                     }
                     samples++;
                     nextSample = now + SAMPLE_INTERVAL_NANOS;
+                    if (parkBetweenSamples) {
+                        LockSupport.parkNanos(SAMPLE_INTERVAL_NANOS);
+                    }
                 }
                 now = System.nanoTime();
             }

@@ -98,13 +98,12 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
             try {
                 progress("provisioning (a fresh machine builds Kubernetes from source: 10 to 35 min on 2 cores); log " + scripts.log());
                 scripts.run(PROVISION_TIMEOUT_MINUTES, TimeUnit.MINUTES, "provision.sh");
-                boolean reused = scripts.exitCode(1, TimeUnit.MINUTES, "node.sh", "status") == 0;
-                if (reused) {
-                    progress("reusing the running cluster (node.sh up started it; it stays up after the tests)");
-                } else {
-                    progress("starting the cluster");
-                    started = true;
-                    scripts.run(5, TimeUnit.MINUTES, "node.sh", "up");
+                progress("starting the cluster (or reusing one started by hand with node.sh up)");
+                started = true;   // so that a failed or half-done start is torn down below
+                String outcome = scripts.run(5, TimeUnit.MINUTES, "node.sh", "up", "--for-tests").trim();
+                started = !"reused".equals(outcome);
+                if (!started) {
+                    progress("reusing the cluster started by hand; it stays up after the tests");
                 }
                 String nodeImage = importNodeImage(scripts);
                 Testbed testbed = connect(scripts, nodeImage);

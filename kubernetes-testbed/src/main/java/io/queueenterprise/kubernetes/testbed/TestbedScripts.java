@@ -42,11 +42,6 @@ final class TestbedScripts {
         return result.stdout;
     }
 
-    /** Runs a script and returns its exit code (for yes/no questions such as {@code node.sh status}). */
-    int exitCode(long timeout, TimeUnit unit, String script, String... args) {
-        return start(timeout, unit, script, args).exitCode;
-    }
-
     /** {@code KEY=VALUE} lines of a script's stdout, in order. */
     static Map<String, String> keyValues(String stdout) {
         Map<String, String> values = new LinkedHashMap<>();

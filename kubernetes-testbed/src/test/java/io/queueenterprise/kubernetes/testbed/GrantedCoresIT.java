@@ -73,7 +73,9 @@ class GrantedCoresIT {
     void guaranteedPodPinsItsHotThreadToAnExclusiveCoreThatABestEffortPodNeverRunsOn() throws Exception {
         Pod guaranteed = client.pods().inNamespace(namespace).resource(probePod("guaranteed",
             Map.of("cpu", new Quantity("1"), "memory", new Quantity("512Mi")),
-            "--mode", "pinned", "--hold-seconds", String.valueOf(GUARANTEED_HOLD_SECONDS))).create();
+            // parked between samples: a busy-spinning pod skews the kubepods cgroup's weight onto its
+            // core and starves the BestEffort pod on the shared core while the host is busy
+            "--mode", "pinned", "--hold-seconds", String.valueOf(GUARANTEED_HOLD_SECONDS), "--park-between-samples", "true")).create();
         assertEquals("Guaranteed", waitUntilRunning(guaranteed.getMetadata().getName()).getStatus().getQosClass());
 
         // 1. the pod's own report, while its hot thread spins
