@@ -323,16 +323,18 @@ save_sysctls() {
 
 restore_sysctls() {
   [[ -f "$SYSCTLS_SAVED" ]] || return 0
-  local line
+  local line failed=false
   while read -r line; do
-    [[ "$(sysctl -n "${line%%=*}")" == "${line#*=}" ]] || { sysctl -q -w "$line" && log "restored $line"; }
+    [[ "$(sysctl -n "${line%%=*}")" == "${line#*=}" ]] && continue
+    if sysctl -q -w "$line"; then log "restored $line"; else log "could not restore $line"; failed=true; fi
   done < "$SYSCTLS_SAVED"
-  rm -f "$SYSCTLS_SAVED"
+  $failed || rm -f "$SYSCTLS_SAVED"   # kept, so the next down tries again (verify_clean reports it)
 }
 
 cmd_down() {
   require_root down
-  [[ -d "$STATE" || -f "$SYSCTLS_SAVED" ]] || { log "nothing to tear down"; return 0; }
+  # every step is idempotent and looks at the host, not only at the state dir: a run that crashed
+  # half-way through `up` or `down` is cleaned all the same
   stop_components kubelet kube-scheduler kube-controller-manager
   # The kubelet is gone, so nothing restarts containers: kill their processes, let containerd
   # delete its tasks (their shims then exit and remove their sockets), kill shims that remain.
@@ -357,7 +359,22 @@ cmd_down() {
   fi
   [[ -z "$(findmnt -rn -o TARGET | grep -E "^$STATE(/|$)")" ]] || die "mounts remain under $STATE; not deleting it"
   rm -rf "$STATE"
+  verify_clean
   log "torn down"
+}
+
+# The cleanup contract, checked: a leftover is an error, not a log line nobody reads.
+verify_clean() {
+  local leftovers=() controller bridge name
+  for controller in /sys/fs/cgroup/*/; do
+    [[ -d "$controller/kubepods" ]] && leftovers+=("cgroup ${controller}kubepods")
+  done
+  for bridge in "$CNI_BRIDGE" "$NODE_BRIDGE"; do
+    ip link show "$bridge" >/dev/null 2>&1 && leftovers+=("bridge $bridge")
+  done
+  [[ -n "$(our_shims)" ]] && leftovers+=("containerd-shim processes $(our_shims | tr '\n' ' ')")
+  [[ -f "$SYSCTLS_SAVED" ]] && leftovers+=("unrestored sysctls in $SYSCTLS_SAVED")
+  ((${#leftovers[@]} == 0)) || die "teardown left: ${leftovers[*]}"
 }
 
 # ---------------------------------------------------------------------------------------------
