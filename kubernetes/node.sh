@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs the single-node test cluster: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-# containerd and a kubelet with the static CPU manager, all bound to 127.0.0.1, all state under
-# $QE_K8S_STATE. Needs root and what provision.sh provides.
+# containerd and a kubelet with the static CPU manager, bound to 127.0.0.1 (the kubelet to the node
+# IP on a bridge of the run's own), all state under $QE_K8S_STATE. Needs root and what
+# provision.sh provides.
 #
 #   node.sh up [--for-tests]    start (after cleaning what a crashed run left); waits for Ready.
 #                               Prints "started", or "reused" when a cluster started by a person
 #                               (without --for-tests) is already healthy; one that a test run
 #                               started is a crashed run's leftover: torn down and started afresh
-#   node.sh down                stop everything by recorded PID, unmount, remove netns, bridge and
-#                               /kubepods cgroups, restore host sysctls, delete the state
+#   node.sh down                stop everything by recorded PID, unmount, remove netns, bridges and
+#                               /kubepods cgroups, restore host sysctls, delete the state, then
+#                               check that nothing is left (exit 1 naming what is)
 #   node.sh status              exit 0 when a cluster started by this script is healthy
 #   node.sh import-image TAR    load an image tar into the node's containerd (k8s.io namespace)
 #   node.sh env                 print KUBECONFIG=..., POD_RESOURCES_SOCKET=..., ... for tools
