@@ -80,7 +80,9 @@ for binary in "${HELPER_BINARIES[@]}"; do packages+=("./cmd/$binary"); done
 log "building kwok ${KWOK_VERSION}"
 GOBIN="$BIN_DIR" nice -n "$nice_level" go install -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
 
-"$BIN_DIR/kubectl" version --client | grep -q "${KUBERNETES_VERSION}" \
-  || die "kubectl does not report ${KUBERNETES_VERSION}: the version stamps did not apply"
+# (captured first: grep -q stops reading early, and pipefail would count kubectl's SIGPIPE)
+client_version="$("$BIN_DIR/kubectl" version --client)"
+[[ "$client_version" == *"Client Version: ${KUBERNETES_VERSION}"* ]] \
+  || die "kubectl reports '${client_version%%$'\n'*}', not ${KUBERNETES_VERSION}: the version stamps did not apply"
 echo "$stamp" > "$stamp_file"
 log "binaries ready in $BIN_DIR"
