@@ -235,10 +235,10 @@ YAML
 
 # containerd-shim processes serving OUR containerd (they outlive containerd by design).
 our_shims() {
-  local proc
+  local proc command_line
   for proc in /proc/[0-9]*; do
-    tr '\0' ' ' < "$proc/cmdline" 2>/dev/null | grep -q -- "containerd-shim.* -address $CONTAINERD_SOCKET " \
-      && echo "${proc#/proc/}"
+    command_line="$(tr '\0' ' ' < "$proc/cmdline" 2>/dev/null)" || continue
+    [[ "$command_line" == *containerd-shim*" -address $CONTAINERD_SOCKET "* ]] && echo "${proc#/proc/}"
   done
   return 0
 }
