@@ -22,6 +22,9 @@ BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g)   # what the jlink runtime's l
 # jdk.jfr and jdk.management (diagnosing a pod), jdk.crypto.ec (TLS). Re-run jdeps when deps change.
 RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.security.auth,jdk.unsupported
 
+# A machine whose JDK 17 lives elsewhere points QE_K8S_IMAGE_JDK_HOME at it.
+IMAGE_JDK_HOME="${QE_K8S_IMAGE_JDK_HOME:-$IMAGE_JDK_HOME}"
+
 usage() { echo "usage: build-image.sh pause | node --app-dir DIR --tag TAG" >&2; exit 2; }
 
 work="$(mktemp -d)"
