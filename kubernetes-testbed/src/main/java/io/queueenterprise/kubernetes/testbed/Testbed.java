@@ -1,0 +1,75 @@
+package io.queueenterprise.kubernetes.testbed;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * The running single-node cluster, as tests see it: a client with cluster-admin rights, the node's
+ * name, the node image's reference and the kubelet's PodResources view. Obtained by declaring a
+ * parameter of this type in a test annotated {@link KubernetesTestbed}.
+ */
+public final class Testbed {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final KubernetesClient client;
+    private final String nodeName;
+    private final String nodeImage;
+    private final Path kubeconfig;
+    private final Path podResourcesHelper;
+    private final Path podResourcesSocket;
+    private final TestbedScripts scripts;
+
+    Testbed(KubernetesClient client, String nodeName, String nodeImage, Path kubeconfig,
+            Path podResourcesHelper, Path podResourcesSocket, TestbedScripts scripts) {
+        this.client = client;
+        this.nodeName = nodeName;
+        this.nodeImage = nodeImage;
+        this.kubeconfig = kubeconfig;
+        this.podResourcesHelper = podResourcesHelper;
+        this.podResourcesSocket = podResourcesSocket;
+        this.scripts = scripts;
+    }
+
+    public KubernetesClient client() {
+        return client;
+    }
+
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** The image with the project's runtime jars, {@code bin/jvm.args} and the probes; pull policy must be Never. */
+    public String nodeImage() {
+        return nodeImage;
+    }
+
+    public Path kubeconfig() {
+        return kubeconfig;
+    }
+
+    /** Asks the kubelet, through its PodResources gRPC socket, which CPUs it assigned exclusively. */
+    public PodResources podResources() {
+        ProcessBuilder builder = new ProcessBuilder(podResourcesHelper.toString(), "--socket", podResourcesSocket.toString())
+            .redirectError(ProcessBuilder.Redirect.appendTo(scripts.log().toFile()));
+        try {
+            Process process = builder.start();
+            String stdout = new String(process.getInputStream().readAllBytes());
+            if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new TestbedException(podResourcesHelper + " failed (see " + scripts.log() + ")");
+            }
+            return JSON.readValue(stdout, PodResources.class);
+        } catch (JsonProcessingException e) {
+            throw new TestbedException("unexpected PodResources output: " + e.getOriginalMessage(), e);
+        } catch (java.io.IOException e) {
+            throw new TestbedException("cannot run " + podResourcesHelper + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TestbedException("interrupted while asking the kubelet for pod resources", e);
+        }
+    }
+}

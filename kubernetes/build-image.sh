@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Builds an OCI image as a `docker save`-format tar (manifest.json + config + layer tars) without
+# a registry or a container engine: layers are deterministic tars (sorted, mtime 0, root-owned),
+# so the same inputs always give the same image digest. `ctr images import` loads the result;
+# a CI pushes the very same file with `skopeo copy docker-archive:...` (docs/kubernetes-testbed.md).
+#
+#   build-image.sh pause                                  -> $IMAGES_DIR/pause.tar
+#   build-image.sh node --app-dir DIR --tag TAG           -> $IMAGES_DIR/node.tar
+#       DIR holds lib/*.jar (the runtime classpath) and bin/jvm.args
+#
+# Prints the path of the image tar on stdout. Idempotent: unchanged inputs rebuild nothing.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
+NODE_IMAGE_REPOSITORY="queue-enterprise.local/node"
+BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g)   # what the jlink runtime's libjvm/libzip link
+# Modules of the node runtime: what the project's runtime jars need, per
+#   jdeps --multi-release 17 --ignore-missing-deps --print-module-deps lib/*.jar
+# (java.base,java.compiler,java.desktop,java.management,java.sql,jdk.security.auth,jdk.unsupported),
+# plus jdk.compiler (Chronicle compiles at run time; bin/jvm.args exports from it), java.instrument,
+# jdk.jfr and jdk.management (diagnosing a pod), jdk.crypto.ec (TLS). Re-run jdeps when deps change.
+RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.security.auth,jdk.unsupported
+
+# A machine whose JDK 17 lives elsewhere points QE_K8S_IMAGE_JDK_HOME at it.
+IMAGE_JDK_HOME="${QE_K8S_IMAGE_JDK_HOME:-$IMAGE_JDK_HOME}"
+
+usage() { echo "usage: build-image.sh pause | node --app-dir DIR --tag TAG" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# make_layer ROOTFS_DIR OUT_TAR: a reproducible layer tar of the directory's content.
+make_layer() {
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=posix \
+    --pax-option='exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime' -C "$1" -cf "$2" .
+}
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+json_array() { local first=true; printf '['; for item in "$@"; do $first || printf ','; first=false; printf '"%s"' "$item"; done; printf ']'; }
+
+# write_image OUT_TAR REFERENCE ENTRYPOINT_JSON CMD_JSON ENV_JSON LAYER_TAR...
+write_image() {
+  local out="$1" reference="$2" entrypoint="$3" cmd="$4" env="$5"; shift 5
+  local archive="$work/archive" diff_ids=() layer_paths=()
+  rm -rf "$archive"; mkdir -p "$archive"
+  for layer in "$@"; do
+    local digest; digest="$(sha256_of "$layer")"
+    mkdir -p "$archive/$digest"
+    cp "$layer" "$archive/$digest/layer.tar"
+    diff_ids+=("sha256:$digest"); layer_paths+=("$digest/layer.tar")
+  done
+  local config="$work/config.json"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Cmd":%s,"Env":%s,"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":%s}}' \
+    "$entrypoint" "$cmd" "$env" "$(json_array "${diff_ids[@]}")" > "$config"
+  local config_digest; config_digest="$(sha256_of "$config")"
+  mv "$config" "$archive/$config_digest.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":%s}]' \
+    "$config_digest" "$reference" "$(json_array "${layer_paths[@]}")" > "$archive/manifest.json"
+  make_layer "$archive" "$out.partial"
+  mv "$out.partial" "$out"
+}
+
+build_pause() {
+  local out="$IMAGES_DIR/pause.tar" stamp_file="$IMAGES_DIR/pause.stamp"
+  [[ -x "$BIN_DIR/qe-pause" ]] || die "$BIN_DIR/qe-pause is missing: run build-binaries.sh first"
+  local stamp; stamp="$(inputs_hash "$KUBERNETES_DIR/versions.env" "$0" "$BIN_DIR/qe-pause")"
+  if [[ -f "$out" ]] && stamp_matches "$stamp_file" "$stamp"; then echo "$out"; return; fi
+  mkdir -p "$work/rootfs" "$IMAGES_DIR"
+  install -m 0755 "$BIN_DIR/qe-pause" "$work/rootfs/pause"
+  make_layer "$work/rootfs" "$work/pause-layer.tar"
+  write_image "$out" "$PAUSE_IMAGE" '["/pause"]' '[]' '[]' "$work/pause-layer.tar"
+  echo "$stamp" > "$stamp_file"
+  log "pause image $PAUSE_IMAGE -> $out"
+  echo "$out"
+}
+
+# The Debian userland the runtime links against, at the host's versions (the runtime is jlinked
+# from the host's JDK, built against exactly these). Cached per version set.
+base_layer() {
+  local versions=() package
+  for package in "${BASE_PACKAGES[@]}"; do
+    versions+=("$package=$(dpkg-query -W -f='${Version}' "$package:amd64" 2>/dev/null || dpkg-query -W -f='${Version}' "$package")")
+  done
+  local key; key="$(printf '%s\n' "${versions[@]}" | sha256sum | cut -c1-16)"
+  local layer="$IMAGES_DIR/layers/base-$key.tar"
+  if [[ ! -f "$layer" ]]; then
+    local debs="$work/debs" rootfs="$work/base-rootfs"
+    mkdir -p "$debs" "$rootfs/tmp" "$IMAGES_DIR/layers"
+    log "downloading ${versions[*]} from Debian"
+    (cd "$debs" && apt-get -o APT::Sandbox::User=root download "${versions[@]}" >&2) \
+      || (apt-get update >&2 && cd "$debs" && apt-get -o APT::Sandbox::User=root download "${versions[@]}" >&2)
+    for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$rootfs"; done
+    rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/locale" "$rootfs/usr/share/lintian"
+    chmod 1777 "$rootfs/tmp"   # JNA unpacks its native library to java.io.tmpdir
+    make_layer "$rootfs" "$layer.partial" && mv "$layer.partial" "$layer"
+  fi
+  echo "$layer"
+}
+
+runtime_layer() {
+  [[ -x "$IMAGE_JDK_HOME/bin/jlink" ]] || die "no jlink at $IMAGE_JDK_HOME (versions.env IMAGE_JDK_HOME)"
+  local key; key="$( (cat "$IMAGE_JDK_HOME/release"; echo "$RUNTIME_MODULES") | sha256sum | cut -c1-16)"
+  local layer="$IMAGES_DIR/layers/runtime-$key.tar"
+  if [[ ! -f "$layer" ]]; then
+    local rootfs="$work/runtime-rootfs"
+    mkdir -p "$rootfs/opt" "$IMAGES_DIR/layers"
+    log "jlink runtime from $IMAGE_JDK_HOME"
+    "$IMAGE_JDK_HOME/bin/jlink" --add-modules "$RUNTIME_MODULES" --strip-debug --no-header-files \
+      --no-man-pages --compress=2 --output "$rootfs/opt/java" >&2
+    make_layer "$rootfs" "$layer.partial" && mv "$layer.partial" "$layer"
+  fi
+  echo "$layer"
+}
+
+build_node() {
+  local app_dir="" tag=""
+  while (($#)); do
+    case "$1" in
+      --app-dir) app_dir="${2:?}"; shift 2 ;;
+      --tag) tag="${2:?}"; shift 2 ;;
+      *) usage ;;
+    esac
+  done
+  [[ -n "$app_dir" && -n "$tag" ]] || usage
+  [[ -f "$app_dir/bin/jvm.args" ]] || die "$app_dir/bin/jvm.args is missing (package the kubernetes-testbed module first)"
+  compgen -G "$app_dir/lib/*.jar" >/dev/null || die "no jars in $app_dir/lib (package the kubernetes-testbed module first)"
+  local out="$IMAGES_DIR/node.tar" stamp_file="$IMAGES_DIR/node.stamp" reference="$NODE_IMAGE_REPOSITORY:$tag"
+  local stamp
+  stamp="$( (inputs_hash "$KUBERNETES_DIR/versions.env" "$0" "$IMAGE_JDK_HOME/release"; echo "$reference";
+             cd "$app_dir" && find . -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)"
+  if [[ -f "$out" ]] && stamp_matches "$stamp_file" "$stamp"; then echo "$out"; return; fi
+  mkdir -p "$IMAGES_DIR"
+  local base runtime
+  base="$(base_layer)"
+  runtime="$(runtime_layer)"
+  local app_rootfs="$work/app-rootfs/opt/queue-enterprise"
+  mkdir -p "$app_rootfs/lib" "$app_rootfs/bin"
+  cp "$app_dir"/lib/*.jar "$app_rootfs/lib/"
+  cp "$app_dir/bin/jvm.args" "$app_rootfs/bin/jvm.args"
+  make_layer "$work/app-rootfs" "$work/app-layer.tar"
+  # The entrypoint is the JVM with the project's ONE flag file and classpath; the command is the
+  # main class (default: the granted-cores probe), so the node process runs from this image too.
+  write_image "$out" "$reference" \
+    '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*"]' \
+    '["io.queueenterprise.kubernetes.probe.GrantedCoresReport"]' \
+    '["PATH=/opt/java/bin:/usr/bin:/bin","JAVA_HOME=/opt/java"]' \
+    "$base" "$runtime" "$work/app-layer.tar"
+  echo "$stamp" > "$stamp_file"
+  log "node image $reference -> $out"
+  echo "$out"
+}
+
+case "${1:-}" in
+  pause) shift; (($# == 0)) || usage; build_pause ;;
+  node) shift; build_node "$@" ;;
+  *) usage ;;
+esac
