@@ -17,14 +17,16 @@ import java.util.Properties;
         mixinStandardHelpOptions = true,
         versionProvider = QeCommand.Version.class,
         description = "Queue Enterprise: a persisted Chronicle Queue whose excerpts can be encrypted"
-                + " (salted AES-128-CTR, authenticated with Poly1305 by default).",
+                + " (AES-128-CTR, authenticated with one-time Poly1305 keys by default).",
         subcommands = {
                 CommandLine.HelpCommand.class,
                 DemoCommand.class,
+                VerifyCommand.class,
         },
         footer = {"",
                 "Measuring commands, run by bin/qe from the bench module (its own classpath):",
                 "  bench  open-loop latency/throughput sweep, peers side by side (--help)",
+                "  calibrate  the highest rate at a p99 bound on this process's cores, as compact JSON",
                 "  jmh    JMH micro-benchmarks (-h)",
                 "",
                 "bin/qe demo ends with bin/qe bench --profile quick (--no-bench skips it)."})

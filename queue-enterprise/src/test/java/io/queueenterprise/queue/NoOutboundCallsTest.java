@@ -62,8 +62,18 @@ class NoOutboundCallsTest {
         return Files.readAllLines(trace).stream().filter(line -> NETWORK_CALL.matcher(line).find()).toList();
     }
 
+    /** Installs strace through the project's own script when the machine lacks it (idempotent). */
+    private static void ensureStrace() throws IOException, InterruptedException {
+        Path script = Path.of(System.getProperty("qe.jvm.args.file")).getParent().resolveSibling("scripts")
+                .resolve("install-test-packages.sh");
+        Process install = new ProcessBuilder("bash", script.toString(), "strace").inheritIO().start();
+        assertTrue(install.waitFor(600, TimeUnit.SECONDS) && install.exitValue() == 0,
+                "strace is needed to watch for network calls, and " + script + " could not install it");
+    }
+
     /** Runs {@link OutboundProbe} under strace; returns the trace file. */
     private static Path traceProbe(Path work, String... probeArgs) throws IOException, InterruptedException {
+        ensureStrace();
         Files.createDirectories(work);
         Path trace = work.resolve("strace.txt");
         List<String> command = new ArrayList<>(List.of("strace", "-f", "-qq", "--seccomp-bpf",

@@ -1,0 +1,91 @@
+package io.queueenterprise.cli;
+
+import io.queueenterprise.queue.EnterpriseQueue;
+import io.queueenterprise.queue.QueueAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.RandomAccessFile;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code qe verify} on an intact queue, on one with a flipped bit in an excerpt's length, and with bad usage. */
+class VerifyCommandTest {
+    @TempDir
+    Path tmp;
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run qe(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = QeCommand.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+        return new Run(commandLine.execute(args), out.toString(), err.toString());
+    }
+
+    @Test
+    void reportsAnIntactQueueAndTheRangesADamagedHeaderHides() throws IOException {
+        Path keys = DemoKeys.ensure(tmp.resolve("keys")).directory();
+        Path queueDir = tmp.resolve("orders");
+        long[] positions = new long[50];
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender()) {
+            for (int i = 0; i < 50; i++) {
+                appender.write(("order-number-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
+                for (int i = 0; i < 50; i++) {
+                    try (DocumentContext dc = raw.readingDocument()) {
+                        positions[i] = dc.wire().bytes().readPosition();
+                    }
+                }
+            }
+        }
+        Run intact = qe("verify", queueDir.toString(), "--keys", keys.toString());
+        assertEquals(0, intact.exitCode(), intact.out() + intact.err());
+        assertTrue(intact.out().contains("50 excerpts read, all readable"), intact.out());
+
+        Path cycleFile;
+        try (Stream<Path> files = Files.list(queueDir)) {
+            cycleFile = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(cycleFile.toFile(), "rw")) {
+            raf.seek(positions[10] - 4);
+            int b = raf.read();
+            raf.seek(positions[10] - 4);
+            raf.write(b ^ 0x04);
+        }
+        Run damaged = qe("verify", queueDir.toString(), "--keys", keys.toString());
+        assertEquals(1, damaged.exitCode(), damaged.out() + damaged.err());
+        assertTrue(damaged.out().contains("AUTHENTICATION_FAILED"), damaged.out());
+        assertTrue(damaged.out().contains("hidden by a damaged excerpt header"), damaged.out());
+        // Everything before the damage and after the resume point was read; nothing was counted twice.
+        int read = Integer.parseInt(damaged.out().replaceAll("(?s).*: (\\d+) excerpts read.*", "$1"));
+        assertTrue(read >= 10 && read < 50, damaged.out());
+    }
+
+    @Test
+    void badUsageIsOneLineAndExitCode2() {
+        Run missing = qe("verify", tmp.resolve("nowhere").toString());
+        assertEquals(2, missing.exitCode());
+        assertTrue(missing.err().startsWith("DIR: "), missing.err());
+        Run ctrAlone = qe("verify", tmp.toString(), "--ctr");
+        assertEquals(2, ctrAlone.exitCode());
+        assertTrue(ctrAlone.err().startsWith("--ctr needs --keys"), ctrAlone.err());
+        Run notAQueue = qe("verify", tmp.toString());
+        assertEquals(1, notAQueue.exitCode(), notAQueue.out());
+        assertTrue(notAQueue.out().contains("cannot be verified"), notAQueue.out());
+    }
+}
