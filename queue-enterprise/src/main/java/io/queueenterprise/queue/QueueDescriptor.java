@@ -209,7 +209,7 @@ public final class QueueDescriptor {
             if (key.startsWith("key.") && key.endsWith(".fingerprint")) {
                 try {
                     int id = Integer.parseInt(key.substring(4, key.length() - ".fingerprint".length()));
-                    fingerprints.put(id, HEX.fromHexDigitsToLong(p.getProperty(key).trim()));
+                    fingerprints.put(id, HexFormat.fromHexDigitsToLong(p.getProperty(key).trim()));
                 } catch (IllegalArgumentException e) {
                     throw unreadable(queueLabel, "bad key fingerprint entry '" + key + "'", e);
                 }
@@ -294,6 +294,7 @@ public final class QueueDescriptor {
         T run() throws IOException;
     }
 
+    @SuppressWarnings("try") // the lock is held for the body; it needs no name there
     private static <T> T underLock(Path dir, Locked<T> action) {
         try {
             Files.createDirectories(dir);

@@ -68,6 +68,7 @@ final class QueueRole {
     }
 
     /** Records "leader term" if term is above the recorded one, re-read under a file lock (another process may have promoted). */
+    @SuppressWarnings("try") // the lock is held for the body; it needs no name there
     synchronized void promote(String queueName, long term) {
         try (FileChannel channel = FileChannel.open(dir.resolve(LOCK_FILE_NAME), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
