@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.queueenterprise.cli.QeRun.qe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,19 +30,7 @@ class DemoCommandTest {
     @TempDir
     Path tmp;
 
-    /** What one run of {@code qe ...} printed and returned. */
-    private record Run(int exitCode, String out, String err) {
-    }
 
-    private static Run qe(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = QeCommand.commandLine()
-                .setOut(new PrintWriter(out, true))
-                .setErr(new PrintWriter(err, true));
-        int exitCode = commandLine.execute(args);
-        return new Run(exitCode, out.toString(), err.toString());
-    }
 
     @Test
     void everyBadValueGivesOneLineNamingTheOptionUsageAndExitCode2BeforeAnyWork() throws IOException {
@@ -58,7 +47,7 @@ class DemoCommandTest {
                 new String[]{"demo", "--dir", work.toString(), "--keep"},
                 new String[]{"demo", "--no-such-option"});
         for (String[] args : bad) {
-            Run run = qe(args);
+            QeRun run = qe(args);
             String what = String.join(" ", args);
             assertEquals(2, run.exitCode(), what);
             String firstLine = run.err().lines().findFirst().orElse("");
@@ -75,7 +64,7 @@ class DemoCommandTest {
     @Test
     void rerunInOneDirectoryReusesTheKeyNeverOverwritesItAndTheFirstRunStaysReadable() throws IOException {
         Path home = tmp.resolve("demo");
-        Run first = qe("demo", "--messages", Integer.toString(MESSAGES), "--dir", home.toString(), "--no-bench");
+        QeRun first = qe("demo", "--messages", Integer.toString(MESSAGES), "--dir", home.toString(), "--no-bench");
         assertEquals(0, first.exitCode(), first.out() + first.err());
         assertTrue(first.out().contains("Demo OK"), first.out());
         Path keyFile = home.resolve("keys/1.key");
@@ -84,7 +73,7 @@ class DemoCommandTest {
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home.resolve("keys/active"))));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home.resolve("keys"))));
 
-        Run second = qe("demo", "--messages", Integer.toString(MESSAGES), "--dir", home.toString(), "--no-bench");
+        QeRun second = qe("demo", "--messages", Integer.toString(MESSAGES), "--dir", home.toString(), "--no-bench");
         assertEquals(0, second.exitCode(), second.out() + second.err());
         assertTrue(second.out().contains("reused as found"), second.out());
         assertArrayEquals(key, Files.readAllBytes(keyFile), "the key was not overwritten");
@@ -107,7 +96,7 @@ class DemoCommandTest {
         Arrays.fill(material, (byte) 7);
         Files.write(keys.resolve("7.key"), material);
         Files.writeString(keys.resolve("active"), "7\n");
-        Run run = qe("demo", "--messages", "500", "--dir", home.toString(), "--no-bench");
+        QeRun run = qe("demo", "--messages", "500", "--dir", home.toString(), "--no-bench");
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertEquals(List.of("7.key", "active"), list(keys), "no key added");
         assertArrayEquals(material, Files.readAllBytes(keys.resolve("7.key")));
@@ -119,7 +108,7 @@ class DemoCommandTest {
     void aBrokenKeyDirectoryIsOneLineAndExitCode1() throws IOException {
         Path home = tmp.resolve("demo");
         Files.writeString(Files.createDirectories(home.resolve("keys")).resolve("active"), "1\n");
-        Run run = qe("demo", "--messages", "500", "--dir", home.toString(), "--no-bench");
+        QeRun run = qe("demo", "--messages", "500", "--dir", home.toString(), "--no-bench");
         assertEquals(1, run.exitCode(), run.out() + run.err());
         assertEquals(1, run.err().lines().count(), run.err());
         assertTrue(run.err().startsWith("qe demo: "), run.err());
@@ -128,7 +117,7 @@ class DemoCommandTest {
 
     @Test
     void theTopLevelHelpNamesOnlyWhatIsBuilt() {
-        Run run = qe();
+        QeRun run = qe();
         assertEquals(0, run.exitCode());
         assertTrue(run.out().contains("demo"), run.out());
         for (String notBuilt : List.of("replicat", "operator", "Kubernetes", "node")) {

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
+import static io.queueenterprise.cli.QeRun.qe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,15 +26,7 @@ class VerifyCommandTest {
     @TempDir
     Path tmp;
 
-    private record Run(int exitCode, String out, String err) {
-    }
 
-    private static Run qe(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = QeCommand.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        return new Run(commandLine.execute(args), out.toString(), err.toString());
-    }
 
     @Test
     void reportsAnIntactQueueAndTheRangesADamagedHeaderHides() throws IOException {
@@ -53,7 +46,7 @@ class VerifyCommandTest {
                 }
             }
         }
-        Run intact = qe("verify", queueDir.toString(), "--keys", keys.toString());
+        QeRun intact = qe("verify", queueDir.toString(), "--keys", keys.toString());
         assertEquals(0, intact.exitCode(), intact.out() + intact.err());
         assertTrue(intact.out().contains("50 excerpts read, all readable"), intact.out());
 
@@ -67,7 +60,7 @@ class VerifyCommandTest {
             raf.seek(positions[10] - 4);
             raf.write(b ^ 0x04);
         }
-        Run damaged = qe("verify", queueDir.toString(), "--keys", keys.toString());
+        QeRun damaged = qe("verify", queueDir.toString(), "--keys", keys.toString());
         assertEquals(1, damaged.exitCode(), damaged.out() + damaged.err());
         assertTrue(damaged.out().contains("AUTHENTICATION_FAILED"), damaged.out());
         assertTrue(damaged.out().contains("hidden by a damaged excerpt header"), damaged.out());
@@ -78,13 +71,13 @@ class VerifyCommandTest {
 
     @Test
     void badUsageIsOneLineAndExitCode2() {
-        Run missing = qe("verify", tmp.resolve("nowhere").toString());
+        QeRun missing = qe("verify", tmp.resolve("nowhere").toString());
         assertEquals(2, missing.exitCode());
         assertTrue(missing.err().startsWith("DIR: "), missing.err());
-        Run ctrAlone = qe("verify", tmp.toString(), "--ctr");
+        QeRun ctrAlone = qe("verify", tmp.toString(), "--ctr");
         assertEquals(2, ctrAlone.exitCode());
         assertTrue(ctrAlone.err().startsWith("--ctr needs --keys"), ctrAlone.err());
-        Run notAQueue = qe("verify", tmp.toString());
+        QeRun notAQueue = qe("verify", tmp.toString());
         assertEquals(1, notAQueue.exitCode(), notAQueue.out());
         assertTrue(notAQueue.out().contains("cannot be verified"), notAQueue.out());
     }
