@@ -94,10 +94,10 @@ public final class ExcerptOpener {
         keystream.locate(k.aes, epoch, sequence, plainLen);
         if (mac != null) {
             int payload = off + Envelope.PAYLOAD_OFFSET;
+            int whole = plainLen & ~15;
             mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
-            mac.absorbPadded(env, off, Envelope.HEADER_LENGTH);
-            mac.absorbPadded(env, payload, plainLen);
-            mac.absorbLengths(indexBound ? index : 0L, plainLen);
+            mac.absorbFull(env, off, Envelope.HEADER_LENGTH + whole);
+            mac.absorbTail(env, payload + whole, plainLen - whole, indexBound ? index : 0L, plainLen);
             if (!mac.verify(env, payload + plainLen)) {
                 throw new EnvelopeException(EnvelopeException.Reason.AUTHENTICATION_FAILED, index, keyId);
             }

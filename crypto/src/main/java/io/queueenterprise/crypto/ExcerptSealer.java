@@ -36,6 +36,7 @@ public final class ExcerptSealer {
     private byte[] pendingBuffer;
     private int pendingOffset;
     private int pendingLength;
+    private boolean pendingIndexBound;
 
     /**
      * @param keyRing read once per seal (make it a volatile read, e.g. {@link KeyRingSource#current()}); its
@@ -92,8 +93,10 @@ public final class ExcerptSealer {
         }
         pendingBuffer = null;
         if (mac != null) {
-            mac.absorbLengths(index, pendingLength);
-            mac.finish(env, pendingOffset + Envelope.PAYLOAD_OFFSET + pendingLength);
+            int payload = pendingOffset + Envelope.PAYLOAD_OFFSET;
+            int partial = pendingLength & 15;
+            mac.absorbTail(env, payload + pendingLength - partial, partial, pendingIndexBound ? index : 0L, pendingLength);
+            mac.finish(env, payload + pendingLength);
         }
     }
 
@@ -115,7 +118,7 @@ public final class ExcerptSealer {
      */
     public int sealUnbound(byte[] buf, int off, int plaintextLength) {
         int length = begin(buf, off + Envelope.PAYLOAD_OFFSET, plaintextLength, buf, off, false);
-        completeSeal(0L);
+        completeSeal(0L); // not bound: 0 is absorbed in place of the index
         return length;
     }
 
@@ -141,10 +144,11 @@ public final class ExcerptSealer {
         keystream.locate(k.aes, epoch, sequence, plaintextLength);
         keystream.xor(k.aes, epoch, sequence, src, srcOff, env, payload, plaintextLength);
         if (mac != null) {
+            // Header and whole ciphertext blocks are contiguous: one pass now; the rest in completeSeal.
             mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
-            mac.absorbPadded(env, envOff, Envelope.HEADER_LENGTH);
-            mac.absorbPadded(env, payload, plaintextLength);
+            mac.absorbFull(env, envOff, Envelope.HEADER_LENGTH + (plaintextLength & ~15));
         }
+        pendingIndexBound = indexBound;
         pendingBuffer = env;
         pendingOffset = envOff;
         pendingLength = plaintextLength;

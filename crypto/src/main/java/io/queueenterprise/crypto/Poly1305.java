@@ -10,9 +10,11 @@ import java.nio.ByteOrder;
  * A nonce repeat therefore exposes at most the pair of messages that share it, never the other excerpts.
  *
  * <p>Two ways to feed it: {@link #mac} is textbook Poly1305 over one message (for test vectors), and
- * {@link #init} / {@link #absorbPadded} / {@link #absorbLengths} / {@link #finish} are the incremental form the
+ * {@link #init} / {@link #absorbFull} / {@link #absorbTail} / {@link #finish} are the incremental form the
  * envelope uses (RFC 8439 section 2.8's AEAD layout: each part zero-padded to 16 bytes, lengths last), which
- * lets the appender absorb everything but the index before it takes Chronicle's write lock.
+ * lets the appender absorb everything but the last block before it takes Chronicle's write lock. Two calls per
+ * message, since each call loads and stores the accumulator: the contiguous header and whole ciphertext
+ * blocks, then the padded remainder and the lengths block together.
  *
  * <p>Implementation: radix 2^64 (two 64-bit limbs plus a small third), 128-bit products with
  * {@link Math#multiplyHigh} (a JIT intrinsic), the same reduction as the 64-bit code in OpenSSL/poly1305-donna.
@@ -32,6 +34,7 @@ final class Poly1305 {
     private long h1;
     private long h2;
     private final byte[] last = new byte[16];
+    private final byte[] tail = new byte[32];
     private final byte[] expected = new byte[TAG_LENGTH];
 
     /** Starts a message under the one-time key {@code key[off .. off+32)}: r (clamped here), then s. */
@@ -46,26 +49,31 @@ final class Poly1305 {
         h2 = 0;
     }
 
-    /** Absorbs {@code len} bytes as ceil(len/16) full blocks, the last one zero-padded (RFC 8439 AEAD padding). */
-    void absorbPadded(byte[] m, int off, int len) {
-        int full = len & ~15;
-        blocks(m, off, full, 1L);
-        int rest = len - full;
-        if (rest != 0) {
-            byte[] l = last;
-            System.arraycopy(m, off + full, l, 0, rest);
-            for (int i = rest; i < 16; i++) {
-                l[i] = 0;
-            }
-            blocks(l, 0, 16, 1L);
-        }
+    /**
+     * Absorbs {@code len} bytes (a multiple of 16) as full blocks, in one pass: for the envelope, the header
+     * and every whole ciphertext block, which lie contiguous in the envelope.
+     */
+    void absorbFull(byte[] m, int off, int len) {
+        blocks(m, off, len, 1L);
     }
 
-    /** Absorbs one full block holding two little-endian 64-bit values. */
-    void absorbLengths(long a, long b) {
-        LONG_LE.set(last, 0, a);
-        LONG_LE.set(last, 8, b);
-        blocks(last, 0, 16, 1L);
+    /**
+     * Absorbs the end of the AEAD layout in one pass: the last {@code partialLen} (0..15) ciphertext bytes
+     * zero-padded to a block when there are any, then the block le64(a) || le64(b).
+     */
+    void absorbTail(byte[] m, int off, int partialLen, long a, long b) {
+        byte[] t = tail;
+        int n = 0;
+        if (partialLen != 0) {
+            System.arraycopy(m, off, t, 0, partialLen);
+            for (int i = partialLen; i < 16; i++) {
+                t[i] = 0;
+            }
+            n = 16;
+        }
+        LONG_LE.set(t, n, a);
+        LONG_LE.set(t, n + 8, b);
+        blocks(t, 0, n + 16, 1L);
     }
 
     /** Writes the tag to {@code out[outOff .. +16)}. */
@@ -120,6 +128,7 @@ final class Poly1305 {
     void wipe() {
         r0 = r1 = s1 = pad0 = pad1 = h0 = h1 = h2 = 0;
         java.util.Arrays.fill(last, (byte) 0);
+        java.util.Arrays.fill(tail, (byte) 0);
         java.util.Arrays.fill(expected, (byte) 0);
     }
 
