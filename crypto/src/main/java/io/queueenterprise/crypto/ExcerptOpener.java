@@ -32,6 +32,7 @@ public final class ExcerptOpener {
     private final CipherMode mode;
     private final CryptoEngine engine;
     private final NonceKeystream keystream;
+    private boolean destroyed;
     private final Poly1305 mac;
     private final WriterSequences writerOrder = new WriterSequences();
 
@@ -73,6 +74,9 @@ public final class ExcerptOpener {
      *                           (not index bound) repeats or steps back in its writer's sequence
      */
     public int verify(long index, byte[] env, int off, int envelopeLength) {
+        if (destroyed) {
+            throw new IllegalStateException("opener used after destroy()");
+        }
         Objects.checkFromIndexSize(off, envelopeLength, env.length);
         verifiedBuffer = null;
         CipherMode m = Envelope.checkHeader(env, off, envelopeLength, index);
@@ -173,8 +177,9 @@ public final class ExcerptOpener {
         return engine;
     }
 
-    /** Wipes precomputed keystream and derived keys; the opener cannot be used afterwards. */
+    /** Wipes precomputed keystream and derived keys; the opener refuses to work afterwards. */
     public void destroy() {
+        destroyed = true;
         keystream.wipe();
         if (mac != null) {
             mac.wipe();

@@ -25,6 +25,7 @@ public final class ExcerptSealer {
     private final CryptoEngine engine;
     private final WriterEpochs epochs;
     private final NonceKeystream keystream;
+    private boolean destroyed;
     private final Poly1305 mac;
 
     private KeyRing cachedRing;
@@ -123,6 +124,9 @@ public final class ExcerptSealer {
     }
 
     private int begin(byte[] src, int srcOff, int plaintextLength, byte[] env, int envOff, boolean indexBound) {
+        if (destroyed) {
+            throw new IllegalStateException("sealer used after destroy()");
+        }
         int envLen = Envelope.sealedLength(mode, plaintextLength);
         Objects.checkFromIndexSize(envOff, envLen, env.length);
         Objects.checkFromIndexSize(srcOff, plaintextLength, src.length);
@@ -200,8 +204,9 @@ public final class ExcerptSealer {
         return engine;
     }
 
-    /** Wipes precomputed keystream and derived keys; the sealer cannot be used afterwards. */
+    /** Wipes precomputed keystream and derived keys; the sealer refuses to work afterwards. */
     public void destroy() {
+        destroyed = true;
         keystream.wipe();
         if (mac != null) {
             mac.wipe();

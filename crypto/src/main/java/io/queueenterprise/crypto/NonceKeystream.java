@@ -113,7 +113,7 @@ final class NonceKeystream {
      */
     void xor(AesBlockFunction aes, long epoch, int sequence, byte[] src, int srcOff, byte[] dst, int dstOff, int len) {
         int precomputed = (blocksPerNonce - keyBlocks) * 16;
-        int first = Math.min(len, Math.max(0, precomputed));
+        int first = Math.min(len, precomputed);
         xor(keystream, located + keyBlocks * 16, src, srcOff, dst, dstOff, first);
         int done = first;
         int counter = FIRST_DATA_COUNTER + (done >>> 4);

@@ -44,7 +44,7 @@ final class EncryptedAppender implements QueueAppender {
     @Override
     public long write(byte[] src, int offset, int length) {
         java.util.Objects.checkFromIndexSize(offset, length, src.length);
-        byte[] buf = staging(length);
+        byte[] buf = prepare(length);
         int envelopeLength = sealer.beginSeal(src, offset, length, buf, 0);
         return append(buf, envelopeLength);
     }
@@ -52,7 +52,7 @@ final class EncryptedAppender implements QueueAppender {
     @Override
     public long write(ByteBuffer src) {
         int length = src.remaining();
-        byte[] buf = staging(length);
+        byte[] buf = prepare(length);
         src.get(src.position(), buf, HEADER, length); // absolute: the caller's buffer moves only on success
         int envelopeLength = sealer.beginSeal(buf, HEADER, length, buf, 0);
         long index = append(buf, envelopeLength);
@@ -62,7 +62,7 @@ final class EncryptedAppender implements QueueAppender {
 
     @Override
     public long write(BytesStore<?, ?> src) {
-        byte[] buf = staging(src.readRemaining());
+        byte[] buf = prepare(src.readRemaining());
         int length = (int) src.readRemaining();
         src.read(src.readPosition(), buf, HEADER, length);
         int envelopeLength = sealer.beginSeal(buf, HEADER, length, buf, 0);
@@ -105,12 +105,16 @@ final class EncryptedAppender implements QueueAppender {
         return index;
     }
 
-    /** The staging array, grown (rarely; never in steady state) to hold an envelope of this plaintext length. */
-    private byte[] staging(long plaintextLength) {
-        keys.prepareToSeal(); // a rotated key is recorded in the descriptor before it writes its first excerpt
+    /**
+     * Before each seal: refuses an excerpt too large (nothing changed), records a rotated key in the descriptor
+     * before it writes its first excerpt, and returns the staging array, grown (rarely; never in steady state)
+     * to hold the envelope.
+     */
+    private byte[] prepare(long plaintextLength) {
         if (plaintextLength > maxPlaintextLength) {
             throw new ExcerptTooLargeException(queueName, plaintextLength, maxPlaintextLength, null);
         }
+        keys.prepareToSeal();
         int needed = HEADER + (int) plaintextLength + Envelope.TAG_LENGTH;
         if (staging.length < needed) {
             staging = new byte[Math.max(needed, staging.length * 2)];

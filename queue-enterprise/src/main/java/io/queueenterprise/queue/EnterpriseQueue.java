@@ -184,7 +184,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         Path queueDir = dir.toAbsolutePath().normalize();
         ChronicleSettings.apply();
         if (QueueDescriptor.read(queueDir) != null) {
-            throw new QueueConfigurationException(name, QueueConfigurationException.Problem.NAME_MISMATCH,
+            throw new QueueConfigurationException(name, QueueConfigurationException.Problem.DESCRIPTOR_PRESENT,
                     queueDir + " has a descriptor; there is nothing to recover");
         }
         byte[] incarnation = IdentityPin.pinnedIncarnation(queueDir);
@@ -198,7 +198,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         }
         QueueDescriptor candidate = QueueDescriptor.recovered(name, mode, incarnation);
         DescriptorRecovery.proveOnFirstExcerpt(queueDir, candidate, ring);
-        try (QueueKeys keys = QueueKeys.open(queueDir, name, mode, candidate, ring, null,
+        try (QueueKeys keys = QueueKeys.open(queueDir, name, null, mode, candidate, ring, null,
                 KeyRingSource.PermissionPolicy.WARN, false, null)) {
             return keys.descriptor();
         }
@@ -375,14 +375,15 @@ public final class EnterpriseQueue implements AutoCloseable {
             RequiredJvmFlags.check(label);
             QueueKeys keys = null;
             QueueDescriptor descriptor;
-            if (QueueDescriptor.read(dir) == null && hasCycleFiles(dir) && IdentityPin.pinnedIncarnation(dir) != null) {
+            QueueDescriptor existing = QueueDescriptor.read(dir);
+            if (existing == null && hasCycleFiles(dir) && IdentityPin.pinnedIncarnation(dir) != null) {
                 throw new QueueConfigurationException(label, QueueConfigurationException.Problem.DESCRIPTOR_MISSING,
                         dir + " holds an encrypted queue whose " + QueueDescriptor.FILE_NAME + " is missing; nothing was"
                                 + " changed. Restore the file from a backup, or rebuild it with"
                                 + " EnterpriseQueue.recoverDescriptor(dir, name, mode, keys) (docs/library.md)");
             }
             if (wantEncrypted) {
-                if (QueueDescriptor.read(dir) == null && hasCycleFiles(dir) && replicaOf == null) {
+                if (existing == null && hasCycleFiles(dir) && replicaOf == null) {
                     throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
                             dir + " holds a plain Chronicle queue (cycle files, no " + QueueDescriptor.FILE_NAME
                                     + "); open it without encryption");
@@ -392,15 +393,15 @@ public final class EnterpriseQueue implements AutoCloseable {
                 CipherMode requested = cipherMode != null ? cipherMode
                         : replicaOf != null && replicaOf.encrypted() ? replicaOf.cipherMode() : DEFAULT_CIPHER_MODE;
                 QueueDescriptor fresh = replicaOf != null ? replicaOf : QueueDescriptor.create(label, requested);
-                keys = QueueKeys.open(dir, label, requested, fresh, keyRing, keyDirectory, keyFilePolicy, readOnly,
-                        keyReloadInterval);
+                keys = QueueKeys.open(dir, label, existing, requested, fresh, keyRing, keyDirectory, keyFilePolicy,
+                        readOnly, keyReloadInterval);
                 descriptor = keys.descriptor();
             } else {
                 if (cipherMode != null) {
                     throw new QueueConfigurationException(label, QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
                             "cipherMode(" + cipherMode + ") was set but no keys were given: add .encrypted(keys)");
                 }
-                descriptor = resolvePlainDescriptor(label);
+                descriptor = resolvePlainDescriptor(label, existing);
             }
             try {
                 checkCompatible(descriptor);
@@ -438,8 +439,7 @@ public final class EnterpriseQueue implements AutoCloseable {
             }
         }
 
-        private QueueDescriptor resolvePlainDescriptor(String label) {
-            QueueDescriptor existing = QueueDescriptor.read(dir);
+        private QueueDescriptor resolvePlainDescriptor(String label, QueueDescriptor existing) {
             if (existing != null) {
                 if (existing.encrypted()) {
                     throw new QueueConfigurationException(existing.name(), QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,

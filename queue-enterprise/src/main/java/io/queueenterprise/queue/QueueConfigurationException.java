@@ -30,6 +30,8 @@ public final class QueueConfigurationException extends QueueException {
          * descriptor is gone: restore it from a backup or recover it; nothing is reinitialised.
          */
         DESCRIPTOR_MISSING,
+        /** A descriptor recovery was asked for where a descriptor exists: nothing to recover, nothing changed. */
+        DESCRIPTOR_PRESENT,
         /** The key directory or a key file is unusable; the cause is the crypto module's {@code KeyFileException}. */
         KEY_FILES,
         /** The JVM lacks module access Chronicle Queue needs; the message names the flags (bin/jvm.args). */

@@ -53,15 +53,15 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
 
     /**
      * Opens (or, when {@code dir} has no descriptor and may be written, creates) the keys of an encrypted
-     * queue. {@code fresh} is the descriptor to create when there is none (a new queue, or a replica's copy
-     * of its leader's); {@code requestedMode} is the mode the application asked for, explicitly or by default.
+     * queue. {@code existing} is the descriptor read from {@code dir} (null: none); {@code fresh} is the one to
+     * create when there is none (a new queue, or a replica's copy of its leader's); {@code requestedMode} is
+     * the mode the application asked for, explicitly or by default.
      */
-    static QueueKeys open(Path dir, String label, CipherMode requestedMode, QueueDescriptor fresh, KeyRing fixedRing,
-                          Path keyDirectory, KeyRingSource.PermissionPolicy keyFilePolicy, boolean readOnly,
-                          Duration reloadInterval) {
+    static QueueKeys open(Path dir, String label, QueueDescriptor existing, CipherMode requestedMode,
+                          QueueDescriptor fresh, KeyRing fixedRing, Path keyDirectory,
+                          KeyRingSource.PermissionPolicy keyFilePolicy, boolean readOnly, Duration reloadInterval) {
         KeyRingSource source = keyDirectory == null ? null : new KeyRingSource(keyDirectory, keyFilePolicy);
         KeyRing ring = source == null ? fixedRing : load(source, label);
-        QueueDescriptor existing = QueueDescriptor.read(dir);
         QueueDescriptor descriptor;
         if (existing != null) {
             descriptor = existing;
@@ -71,7 +71,9 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         } else {
             // Created authenticated from the first byte: the active key's fingerprint and the authenticator.
             QueueKeys creator = new QueueKeys(dir, fresh, null, false);
-            verifyIfAuthenticated(creator, ring, fresh, label);
+            if (fresh.macKeyId() >= 0) { // a replica's copy of its leader's descriptor: believe it only if authentic
+                creator.verify(fresh, ring);
+            }
             QueueDescriptor signed = creator.sign(creator.withActiveFingerprint(fresh, ring), ring);
             descriptor = signed.createIn(dir); // another process may have created one first: that one counts
         }
@@ -88,17 +90,11 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         QueueKeys keys = new QueueKeys(dir, descriptor, source, readOnly);
         keys.checkFingerprints(ring);
         keys.verify(descriptor, ring);
-        keys.install(ring);
+        keys.ring = ring;
         if (reloadInterval != null) {
             keys.startReloading(reloadInterval);
         }
         return keys;
-    }
-
-    private static void verifyIfAuthenticated(QueueKeys keys, KeyRing ring, QueueDescriptor d, String label) {
-        if (d.macKeyId() >= 0) {
-            keys.verify(d, ring);
-        }
     }
 
     @Override
@@ -108,10 +104,6 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
 
     QueueDescriptor descriptor() {
         return descriptor;
-    }
-
-    QueueIdentity identity() {
-        return identity;
     }
 
     ExcerptSealer newSealer(CryptoEngine engine, WriterEpochs epochs) {
@@ -191,7 +183,7 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
             return false;
         }
         checkFingerprints(latest);
-        install(latest);
+        ring = latest; // its active key is recorded when it first writes (prepareToSeal)
         return true;
     }
 
@@ -238,14 +230,6 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     private QueueDescriptor withActiveFingerprint(QueueDescriptor d, KeyRing candidate) {
         int active = candidate.activeKeyId();
         return d.keyFingerprints().containsKey(active) ? d : d.withFingerprint(active, fingerprint(candidate, active));
-    }
-
-    /**
-     * Publishes a checked ring for reading. Its active key is recorded in the descriptor (re-authenticated
-     * under it, re-read and re-verified under the lock) only when an appender first seals with it.
-     */
-    private synchronized void install(KeyRing candidate) {
-        ring = candidate;
     }
 
     /** The key check value of a key id for this queue; the derived key material is wiped at once. */

@@ -388,6 +388,8 @@ class BadInputTest {
         QueueDescriptor recovered = EnterpriseQueue.recoverDescriptor(dir, "orders", CipherMode.AES_128_CTR_POLY1305, goodRing());
         assertEquals("orders", recovered.name());
         assertStillReadable(3);
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_PRESENT, assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.recoverDescriptor(dir, "orders", CipherMode.AES_128_CTR_POLY1305, goodRing())).problem());
     }
 
     @Test

@@ -99,6 +99,27 @@ class KeyRotationTest {
         }
     }
 
+    /** Master keys a queue loaded from its key directory are wiped when the queue is closed (docs/crypto.md, Keys). */
+    @Test
+    void closingTheQueueWipesTheMasterKeysItLoaded() throws Exception {
+        Path keys = dir.resolve("keys");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        io.queueenterprise.crypto.KeyRing loaded;
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender()) {
+            appender.write(new byte[]{1});
+            loaded = queueKeys(queue).get();
+            assertFalse(loaded.activeKey().isDestroyed(), "control: usable while open");
+        }
+        assertTrue(loaded.activeKey().isDestroyed());
+    }
+
+    private static QueueKeys queueKeys(EnterpriseQueue queue) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = EnterpriseQueue.class.getDeclaredField("keys");
+        field.setAccessible(true);
+        return (QueueKeys) field.get(queue);
+    }
+
     private static List<Integer> keyIdsOnDisk(EnterpriseQueue queue) {
         List<Integer> ids = new ArrayList<>();
         try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
