@@ -3,19 +3,10 @@ package io.queueenterprise.bench.harness;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queueenterprise.bench.subject.SubjectFactory;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs points for the sweep: in a {@link SubjectWorker} JVM per (subject, java executable), started
@@ -75,90 +66,39 @@ public final class SubjectWorkers implements AutoCloseable {
     }
 
     private final class Worker {
-        private final Process process;
-        private final PrintWriter commands;
-        private final BlockingQueue<String> replies = new ArrayBlockingQueue<>(16);
+        private final ChildJvm child;
         private final ObjectMapper json = SubjectWorker.mapper();
         final Environment.Jvm jvm;
 
         Worker(String java) throws Exception {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(java);
-            String argsFile = System.getProperty("qe.jvm.args.file");
-            if (argsFile != null) {
-                cmd.add("@" + argsFile); // the project's ONE flag list
-                cmd.add("-Dqe.jvm.args.file=" + argsFile);
-            } else {
-                cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                        .filter(a -> !a.startsWith("-agentlib") && !a.startsWith("-javaagent")).toList());
-            }
-            if (config.attribution) {
-                // JFR's stack samples may land between safepoint polls only with these
-                cmd.add("-XX:+UnlockDiagnosticVMOptions");
-                cmd.add("-XX:+DebugNonSafepoints");
-            }
-            cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
-            cmd.add(SubjectWorker.class.getName());
-            process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        replies.put(line);
-                    }
-                } catch (IOException | InterruptedException ignored) {
-                    // process gone
-                }
-                replies.offer("ERROR subject JVM exited (" + java + ")");
-            }, "qe-bench-worker-reader");
-            reader.setDaemon(true);
-            reader.start();
+            // JFR's stack samples may land between safepoint polls only with these
+            List<String> flags = config.attribution
+                    ? List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints") : List.of();
+            child = new ChildJvm("subject JVM (" + java + ")", java, flags, SubjectWorker.class, List.of(), line -> true);
             try {
-                jvm = json.readValue(expect("HELLO", 120), Environment.Jvm.class);
-                commands.println("CONFIG " + json.writeValueAsString(config));
-                expect("OK", 60);
+                jvm = json.readValue(child.expect("HELLO", 120), Environment.Jvm.class);
+                child.send("CONFIG " + json.writeValueAsString(config));
+                child.expect("OK", 60);
             } catch (Exception e) {
-                process.destroyForcibly(); // a JVM that did not start properly is not left behind
+                child.destroy(); // a JVM that did not start properly is not left behind
                 throw new IOException("subject JVM " + java + " did not start: " + e.getMessage(), e);
             }
         }
 
         SubjectWorker.Reply run(String subject, int size, double rate, double warmupS, double durationS)
                 throws Exception {
-            commands.printf("RUN %s %d %s %s %s%n", subject, size, rate, warmupS, durationS);
+            child.send(String.format("RUN %s %d %s %s %s", subject, size, rate, warmupS, durationS));
             long timeout = 60 + 2 * (long) (warmupS + durationS) + 2 * ConsumerLoop.idleLimitSeconds();
-            return json.readValue(expect("RESULT", timeout), SubjectWorker.Reply.class);
+            return json.readValue(child.expect("RESULT", timeout), SubjectWorker.Reply.class);
         }
 
         void quiesce() throws Exception {
-            commands.println("QUIESCE");
-            expect("OK", 60);
-        }
-
-        private String expect(String word, long seconds) throws IOException, InterruptedException {
-            String reply = replies.poll(seconds, TimeUnit.SECONDS);
-            if (reply == null) {
-                throw new IOException("subject JVM did not answer within " + seconds + " s");
-            }
-            if (!reply.startsWith(word)) {
-                throw new IOException("subject JVM: " + reply);
-            }
-            return reply.substring(word.length()).trim();
+            child.send("QUIESCE");
+            child.expect("OK", 60);
         }
 
         void close() {
-            commands.println("EXIT");
-            try {
-                if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            child.close();
         }
     }
 }
