@@ -247,6 +247,7 @@ public final class EnterpriseQueue implements AutoCloseable {
     @Override
     public void close() {
         try {
+            lastIndexWatch.close();
             if (keys != null) {
                 keys.close();
             }

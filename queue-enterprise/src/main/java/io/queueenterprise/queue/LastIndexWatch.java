@@ -26,8 +26,11 @@ final class LastIndexWatch {
     });
 
     private final SingleChronicleQueue chronicle;
+    /** Held for each refresh and by close(): the queue is never closed under a refresh running in the background. */
+    private final Object refreshing = new Object();
     private volatile long lastIndex = -1;
     private int users;
+    private volatile boolean closed; // volatile, not locked: refresh() must not take this monitor (lock order)
     private ScheduledFuture<?> task;
 
     LastIndexWatch(SingleChronicleQueue chronicle) {
@@ -36,20 +39,37 @@ final class LastIndexWatch {
 
     /** A tailer starts using the watch: the first one computes the last index at once and starts refreshing. */
     synchronized void acquire() {
-        if (users++ == 0) {
+        if (users++ == 0 && !closed) {
             scheduleNext(refreshTimed());
         }
     }
 
     synchronized void release() {
-        if (users > 0 && --users == 0) {
+        if (users > 0 && --users == 0 && task != null) {
             task.cancel(false);
             task = null;
         }
     }
 
+    /**
+     * Stops refreshing and waits for a refresh in progress, so that the queue can be closed after it: a
+     * {@code lastIndex()} racing Chronicle's close can leave a file behind in a directory being deleted.
+     */
+    void close() {
+        synchronized (this) {
+            closed = true;
+            if (task != null) {
+                task.cancel(false);
+                task = null;
+            }
+        }
+        synchronized (refreshing) {
+            lastIndex = -1;
+        }
+    }
+
     private synchronized void scheduleNext(long lastTookNanos) {
-        if (users == 0) {
+        if (users == 0 || closed) {
             return;
         }
         long delayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS), lastTookNanos * IDLE_FACTOR);
@@ -68,12 +88,15 @@ final class LastIndexWatch {
     }
 
     void refresh() {
-        try {
-            if (!chronicle.isClosed()) {
-                lastIndex = chronicle.lastIndex();
+        synchronized (refreshing) {
+            try {
+                if (!closed && !chronicle.isClosed()) {
+                    lastIndex = chronicle.lastIndex();
+                }
+            } catch (RuntimeException | InternalError e) {
+                // A damaged queue: keep the last value; the tailers report damage themselves.
             }
-        } catch (RuntimeException | InternalError e) {
-            // A damaged or closing queue: keep the last value; the tailers report damage themselves.
         }
     }
+
 }
