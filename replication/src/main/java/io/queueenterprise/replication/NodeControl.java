@@ -1,0 +1,53 @@
+package io.queueenterprise.replication;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * What drives a node's role, from outside the data path: the admin endpoint (and through it the operator or
+ * {@code qe node promote|follow|fence}) calls these. The node never elects itself; a term comes from outside
+ * and is persisted by the node before it acts on it. Every method is safe to call from any thread.
+ */
+public interface NodeControl extends AutoCloseable {
+
+    /** A consistent snapshot of role, term and every queue's replication state. */
+    NodeStatus status();
+
+    /**
+     * Becomes the leader of every hosted queue at {@code term}: fences the data path, persists the term and its
+     * first index in each queue's term history, then opens the queues for appends.
+     *
+     * @throws StaleTermException when {@code term} is not higher than the highest term this node has seen
+     */
+    void promote(long term);
+
+    /**
+     * Follows {@code leaderNodeId} at {@code term}: persists the term, then connects to the leader, truncates
+     * (quarantines) any excerpts past the last index it shares with the leader's term history, and catches up.
+     *
+     * @throws StaleTermException when {@code term} is lower than the highest term this node has seen, or equal
+     *                            to it with another leader
+     * @throws IllegalArgumentException when {@code leaderNodeId} is not a configured peer, or is this node
+     */
+    void follow(String leaderNodeId, long term);
+
+    /**
+     * Stops serving as leader at once (appends refused, no more acks sent) and records {@code term} as seen, so
+     * that nothing of an older term is accepted. Idempotent.
+     *
+     * @throws StaleTermException when {@code term} is lower than the highest term this node has seen
+     */
+    void fence(long term);
+
+    /**
+     * Append-to-quorum-ack latencies in nanoseconds recorded since the previous call for {@code queue}
+     * (an interval histogram: the caller owns it). Empty when this node did not lead or the queue is not
+     * in quorum mode.
+     *
+     * @throws IllegalArgumentException for a queue this node does not host
+     */
+    Histogram ackLatencySinceLastCall(String queue);
+
+    /** Stops replication gracefully: what was acknowledged stays acknowledged; no excerpt is half written. */
+    @Override
+    void close();
+}

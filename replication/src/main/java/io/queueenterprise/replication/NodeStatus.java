@@ -1,0 +1,30 @@
+package io.queueenterprise.replication;
+
+import java.util.List;
+
+/**
+ * A node's state as the admin endpoint reports it (JSON) and the operator reads it.
+ *
+ * @param nodeId       this node's id from its configuration
+ * @param role         what the node does now
+ * @param term         the highest term this node has persisted; 0 before any
+ * @param leaderNodeId the leader it follows, itself when leading, null when it knows none
+ * @param queues       every hosted queue, in configuration order
+ */
+public record NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues) {
+    public NodeStatus {
+        queues = List.copyOf(queues);
+    }
+
+    /** What a node does. */
+    public enum Role {
+        /** Started, no term yet or not yet told whom to follow: serves nothing, accepts nothing. */
+        STANDBY,
+        /** Accepts appends and ships them to followers. */
+        LEADER,
+        /** Receives excerpts from the leader and writes them at the same indexes; can never append. */
+        FOLLOWER,
+        /** Told to stop leading; serves nothing until told to follow or promoted at a higher term. */
+        FENCED
+    }
+}

@@ -1,0 +1,78 @@
+package io.queueenterprise.replication.config;
+
+import io.queueenterprise.replication.AckMode;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node-configuration contract (schema version {@value #SCHEMA_VERSION}) between the operator and the node:
+ * the operator renders exactly this document into a ConfigMap, the node reads it at start. Role and term are not
+ * configuration: they come through the admin endpoint. Field-by-field meaning and the YAML spelling:
+ * docs/node-config.md; examples: examples/node-config/. Values here are already validated.
+ *
+ * @param version            schema version of the document; {@value #SCHEMA_VERSION}
+ * @param nodeId             this node's id; one of {@code peers}
+ * @param dataDirectory      where queue directories live: {@code <dataDirectory>/<queue name>}
+ * @param peers              every replica of the cluster, this node included, in a fixed order
+ * @param peerCredentialFile the per-cluster peer credential (a Secret's file, not a data key): replicas prove
+ *                           it when a session starts and authenticate state-changing frames with keys derived
+ *                           from it
+ * @param queues             the queues this node hosts; every replica hosts the same ones
+ * @param admin              the admin endpoint (status, promote, follow, fence): authenticated callers only
+ * @param metrics            Prometheus metrics, health and readiness; a port apart from admin
+ * @param idleStrategy       how the node's one duty-cycle thread idles when there is no work
+ */
+public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                         List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
+    public static final int SCHEMA_VERSION = 1;
+
+    public NodeConfig {
+        peers = List.copyOf(peers);
+        queues = List.copyOf(queues);
+    }
+
+    /** This node's own entry in {@link #peers()}. */
+    public Peer self() {
+        return peers.stream().filter(p -> p.id().equals(nodeId)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("nodeId " + nodeId + " is not among peers"));
+    }
+
+    /** A replica of the cluster and where its replication endpoint listens (UDP, Aeron). */
+    public record Peer(String id, String host, int replicationPort) {
+    }
+
+    /**
+     * One queue every replica hosts.
+     *
+     * @param rollCycle  a Chronicle roll cycle name (e.g. FAST_HOURLY, FAST_DAILY)
+     * @param encryption what the queue's descriptor must say; the node holds no data key and never seals
+     * @param ackTimeout how long a quorum-mode appender waits before a typed timeout error
+     */
+    public record QueueSpec(String name, String rollCycle, Encryption encryption, AckMode ackMode,
+                            Duration ackTimeout, Retention retention) {
+    }
+
+    /** The cipher mode a hosted queue must have, or none. */
+    public enum Encryption { NONE, AES_128_CTR, AES_128_CTR_POLY1305 }
+
+    /** Cycle files older than {@code maxAge}, or beyond {@code maxBytes} in total, are deleted on every replica. */
+    public record Retention(Optional<Duration> maxAge, Optional<Long> maxBytes) {
+        public static Retention unbounded() {
+            return new Retention(Optional.empty(), Optional.empty());
+        }
+    }
+
+    /** The admin endpoint: HTTP on {@code port}, callers prove the token in {@code credentialFile}. */
+    public record Admin(String bindAddress, int port, Path credentialFile) {
+    }
+
+    /** Prometheus metrics at /metrics, health at /healthz, readiness at /readyz. */
+    public record Metrics(String bindAddress, int port) {
+    }
+
+    /** How the duty-cycle thread idles: the lowest latency (busy-spin) costs a whole core. */
+    public enum IdleStrategySpec { BUSY_SPIN, YIELDING, BACKOFF, SLEEPING }
+}
