@@ -4,6 +4,8 @@ import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
+import io.queueenterprise.operator.api.Calibration;
+
 /**
  * {@code GET /v1/status} of a node's admin endpoint as the operator reads it (docs/node-contract.md): the operator's
  * own copy of the node's NodeStatus JSON, so that it needs no node classes. Unknown fields are ignored: a newer node
@@ -11,10 +13,12 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  *
  * @param cpusAllowedList the node's {@code Cpus_allowed_list} from /proc/self/status at start, for the Pinned
  *                        condition; null when the node does not report it
+ * @param calibration     the node's calibrate result on its pinned cores (plain and encrypted rates at p99 within
+ *                        the target), when it measured one; the operator publishes it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues,
-                             String cpusAllowedList) {
+                             String cpusAllowedList, Calibration calibration) {
     public static final String LEADER = "LEADER";
     public static final String FOLLOWER = "FOLLOWER";
     public static final String FENCED = "FENCED";
@@ -22,6 +26,10 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
 
     public NodeStatusView {
         queues = queues == null ? List.of() : List.copyOf(queues);
+    }
+
+    public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null);
     }
 
     public boolean isLeaderAt(long expectedTerm) {

@@ -13,8 +13,12 @@ public final class ClusterNames {
     public static final String LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
     public static final String APP = "queue-enterprise";
     public static final String MANAGER = "queue-enterprise-operator";
-    /** The pod's replica ordinal, set by the StatefulSet controller. */
-    public static final String LABEL_POD_NAME = "statefulset.kubernetes.io/pod-name";
+    /**
+     * Carried by the nodes of a tuned pool, whose kubelet runs {@code cpuManagerPolicy: static} (docs/operator.md):
+     * pinned replicas are scheduled only there, and the Pinned condition looks for such nodes.
+     */
+    public static final String TUNED_NODE_LABEL = "queue-enterprise.io/cpu-manager-policy";
+    public static final String TUNED_NODE_VALUE = "static";
 
     private final String cluster;
     private final String namespace;

@@ -206,7 +206,7 @@ public final class QueueClusterModel {
             .withDnsPolicy(hostNetwork ? "ClusterFirstWithHostNet" : "ClusterFirst")
             .withAutomountServiceAccountToken(false)
             .withEnableServiceLinks(false)
-            .withNodeSelector(pool.getNodeSelector())
+            .withNodeSelector(nodeSelector(pool))
             .withTolerations(pool.getTolerations())
             .withSecurityContext(new PodSecurityContextBuilder()
                 .withRunAsNonRoot(true).withRunAsUser(NODE_USER).withRunAsGroup(NODE_USER).withFsGroup(NODE_USER)
@@ -230,6 +230,19 @@ public final class QueueClusterModel {
                 .endPodAntiAffinity().endAffinity();
         }
         return pod.build();
+    }
+
+    /** The pool's selector; when pinned, only nodes labelled as running the static CPU manager policy. */
+    public Map<String, String> nodeSelector(NodePool pool) {
+        Map<String, String> selector = new LinkedHashMap<>(pool.getNodeSelector());
+        if (Boolean.TRUE.equals(spec.getPinned())) {
+            selector.put(ClusterNames.TUNED_NODE_LABEL, ClusterNames.TUNED_NODE_VALUE);
+        }
+        return selector;
+    }
+
+    public Map<String, String> nodeSelector() {
+        return nodeSelector(spec.getNodePool() != null ? spec.getNodePool() : new NodePool());
     }
 
     private Container container(String image) {

@@ -47,10 +47,21 @@ class QueueClusterModelTest {
         assertEquals(new Quantity("2"), requests.get("cpu"));
         assertEquals(new Quantity("2Gi"), requests.get("memory"));
         PodSpec pod = set.getSpec().getTemplate().getSpec();
-        assertEquals(Map.of("queue-enterprise.io/pool", "tuned"), pod.getNodeSelector());
+        assertEquals(Map.of("queue-enterprise.io/pool", "tuned", "queue-enterprise.io/cpu-manager-policy", "static"), pod.getNodeSelector(),
+            "pinned: the pool, and only its nodes labelled as running the static CPU manager");
         assertEquals("queue-enterprise.io/dedicated", pod.getTolerations().get(0).getKey());
         assertEquals(3, set.getSpec().getReplicas());
         assertEquals("replica-nodes", set.getSpec().getServiceName());
+    }
+
+    @Test
+    void unpinnedPodsGoAnywhereInThePoolWithTheirCpuAsRequested() {
+        QueueCluster cluster = TestClusters.threeReplicas();
+        cluster.getSpec().setPinned(false);
+        cluster.getSpec().setCoresPerReplica("500m");
+        StatefulSet set = statefulSet(cluster);
+        assertEquals(Map.of("queue-enterprise.io/pool", "tuned"), set.getSpec().getTemplate().getSpec().getNodeSelector());
+        assertEquals(new Quantity("500m"), node(set).getResources().getLimits().get("cpu"));
     }
 
     @Test
