@@ -3,10 +3,10 @@ package io.queueenterprise.operator.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
-/** The bench's calibrate result for one replica's pinned cores: rates at which p99 stays within the target. */
+/** The bench's calibrate result (qe-calibration/1) for one replica's pinned cores: rates at which p99 stays within the target. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Calibration {
-    @JsonPropertyDescription("Highest plain rate (messages/s) with p99 within p99TargetMicros")
+    @JsonPropertyDescription("Highest plain rate (messages/s) with p99 within p99TargetMicros; absent when none held it")
     private Long plainMessagesPerSecond;
 
     @JsonPropertyDescription("Highest encrypted rate (messages/s) with p99 within p99TargetMicros")
@@ -17,6 +17,28 @@ public class Calibration {
 
     @JsonPropertyDescription("RFC 3339 time of the measurement")
     private String measuredAt;
+
+    @JsonPropertyDescription("ok, unreachable (this hardware, as loaded, held the bound at no rate) or time-limit")
+    private String verdict;
+
+    @JsonPropertyDescription("The cpus the measurement ran on (Cpus_allowed_list)")
+    private String grantedCpus;
+
+    public String getVerdict() {
+        return verdict;
+    }
+
+    public void setVerdict(String verdict) {
+        this.verdict = verdict;
+    }
+
+    public String getGrantedCpus() {
+        return grantedCpus;
+    }
+
+    public void setGrantedCpus(String grantedCpus) {
+        this.grantedCpus = grantedCpus;
+    }
 
     public Long getPlainMessagesPerSecond() {
         return plainMessagesPerSecond;

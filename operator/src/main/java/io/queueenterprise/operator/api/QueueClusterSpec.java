@@ -20,7 +20,7 @@ import io.fabric8.generator.annotation.ValidationRule;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "self.queues.all(q, self.queues.exists_one(p, p.name == q.name))",
-    message = "queue names must be unique within a QueueCluster", reason = "FieldValueDuplicate", fieldPath = ".queues")
+    message = "queue names must be unique within a QueueCluster", fieldPath = ".queues")
 @ValidationRule(value = "(self.ackMode != 'QUORUM' && !self.queues.exists(q, has(q.ackMode) && q.ackMode == 'QUORUM'))"
     + " || self.replicas % 2 == 1",
     message = "replicas must be odd when ackMode is QUORUM (for the cluster or any queue): an even count adds a replica"

@@ -4,7 +4,7 @@ import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
-import io.queueenterprise.operator.api.Calibration;
+import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * {@code GET /v1/status} of a node's admin endpoint as the operator reads it (docs/node-contract.md): the operator's
@@ -13,12 +13,13 @@ import io.queueenterprise.operator.api.Calibration;
  *
  * @param cpusAllowedList the node's {@code Cpus_allowed_list} from /proc/self/status at start, for the Pinned
  *                        condition; null when the node does not report it
- * @param calibration     the node's calibrate result on its pinned cores (plain and encrypted rates at p99 within
- *                        the target), when it measured one; the operator publishes it
+ * @param calibration     the node's {@code qe calibrate} document (schema {@code qe-calibration/1},
+ *                        docs/calibration-json-schema.md) measured on its pinned cores, when it ran one; the operator
+ *                        publishes its plain and authenticated-encrypted rates ({@link CalibrationReading})
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues,
-                             String cpusAllowedList, Calibration calibration) {
+                             String cpusAllowedList, JsonNode calibration) {
     public static final String LEADER = "LEADER";
     public static final String FOLLOWER = "FOLLOWER";
     public static final String FENCED = "FENCED";

@@ -35,6 +35,7 @@ import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.failover.AdminClient;
 import io.queueenterprise.operator.failover.AdminException;
+import io.queueenterprise.operator.failover.CalibrationReading;
 import io.queueenterprise.operator.failover.FailoverExecutor;
 import io.queueenterprise.operator.failover.FailoverPlanner;
 import io.queueenterprise.operator.failover.Plan;
@@ -49,12 +50,11 @@ import io.queueenterprise.operator.reconciler.dependent.NetworkPolicyDependentRe
 import io.queueenterprise.operator.reconciler.dependent.PeerCredentialSecretDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.PodDisruptionBudgetDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.PodMonitorDependentResource;
-import io.queueenterprise.operator.reconciler.dependent.PodMonitorRequested;
 import io.queueenterprise.operator.reconciler.dependent.StatefulSetDependentResource;
 
 /**
  * Wires the workflow (one dependent resource per managed kind, applied before {@link #reconcile}) and then does what
- * JOSDK cannot: asks every replica's admin endpoint for its status, plans and carries out leadership
+ * JOSDK cannot: applies the optional PodMonitor, asks every replica's admin endpoint for its status, plans and carries out leadership
  * ({@link FailoverPlanner}, {@link FailoverExecutor}) and writes the status. Pod events (a leader's pod deleted)
  * trigger a reconcile at once; otherwise nodes are polled every {@link #POLL}.
  */
@@ -66,8 +66,7 @@ import io.queueenterprise.operator.reconciler.dependent.StatefulSetDependentReso
     @Dependent(name = "statefulset", type = StatefulSetDependentResource.class,
         dependsOn = {"admin-token", "peer-credential", "config", "headless-service"}),
     @Dependent(name = "pod-disruption-budget", type = PodDisruptionBudgetDependentResource.class),
-    @Dependent(name = "network-policy", type = NetworkPolicyDependentResource.class),
-    @Dependent(name = "pod-monitor", type = PodMonitorDependentResource.class, activationCondition = PodMonitorRequested.class)
+    @Dependent(name = "network-policy", type = NetworkPolicyDependentResource.class)
 })
 @ControllerConfiguration(name = QueueClusterReconciler.NAME)
 public class QueueClusterReconciler implements Reconciler<QueueCluster> {
@@ -125,8 +124,9 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             try {
                 var status = client.status();
                 observations.put(replica, new ReplicaObservation.Reachable(replica, status));
-                if (status.calibration() != null) {
-                    calibrations.put(replica, status.calibration());
+                Calibration calibration = CalibrationReading.read(status.calibration());
+                if (calibration != null) {
+                    calibrations.put(replica, calibration);
                 }
             } catch (AdminException e) {
                 observations.put(replica, new ReplicaObservation.Lost(replica, e.reason() + " " + e.getMessage()));
@@ -140,6 +140,12 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         }
         FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, clients,
             new StatusElectionRecorder(context.getClient(), cluster, metrics));
+        String monitoringProblem = PodMonitorDependentResource.reconcile(cluster, context.getClient());
+        if (monitoringProblem != null) {
+            List<String> problems = new java.util.ArrayList<>(outcome.problems());
+            problems.add(monitoringProblem);
+            outcome = new FailoverExecutor.Outcome(outcome.leader(), outcome.term(), outcome.leaderInPlace(), problems);
+        }
         QueueClusterStatus recorded = cluster.getStatus() != null ? cluster.getStatus() : previous;
 
         QueueClusterStatus status = StatusModel.build(cluster, recorded, replicas, observations, outcome,
