@@ -69,6 +69,53 @@ public final class FailoverExecutor {
         return new Outcome(plan.candidate(), plan.term(), true, problems);
     }
 
+    /**
+     * A planned handover from a live leader (rolling update): record the term, fence the leader, and promote the
+     * candidate only if it holds everything the fenced leader holds (the fence's answer is the leader's final
+     * state); otherwise the former leader is promoted back at a term above it, so that a switchover never loses an
+     * excerpt. A leader that cannot be fenced stops the switchover before any promote.
+     */
+    public static Outcome switchover(Plan.Elect plan, List<String> queues, Map<String, AdminClient> nodes, ElectionRecorder recorder) {
+        List<String> problems = new ArrayList<>();
+        recorder.recordTerm(plan);
+        AdminClient former = nodes.get(plan.formerLeader());
+        AdminClient candidate = nodes.get(plan.candidate());
+        if (former == null || candidate == null) {
+            problems.add("switchover: no admin endpoint address for " + (former == null ? plan.formerLeader() : plan.candidate()));
+            return new Outcome(null, plan.term(), false, problems);
+        }
+        NodeStatusView fenced;
+        NodeStatusView candidateStatus;
+        try {
+            fenced = former.fence(plan.term());
+            candidateStatus = candidate.status();
+        } catch (AdminException e) {
+            problems.add("switchover " + e.getMessage());
+            return new Outcome(null, plan.term(), false, problems);
+        }
+        boolean caughtUp = queues.stream().allMatch(queue -> candidateStatus.durableIndex(queue) >= fenced.durableIndex(queue));
+        Plan.Elect effective = plan;
+        if (!caughtUp) {
+            // the fenced leader has seen the term: it can only be promoted back at a higher one, recorded first
+            problems.add("switchover: " + plan.candidate() + " fell behind the fenced leader; " + plan.formerLeader() + " keeps leading");
+            effective = new Plan.Elect(plan.formerLeader(), plan.term() + 1, null, plan.followers(), true, "switchover abandoned");
+            recorder.recordTerm(effective);
+        }
+        String leader = effective.candidate();
+        try {
+            nodes.get(leader).promote(effective.term());
+        } catch (AdminException e) {
+            problems.add("promote " + e.getMessage());
+            return new Outcome(null, effective.term(), false, problems);
+        }
+        List<String> followers = new ArrayList<>(plan.followers());
+        followers.add(plan.candidate());
+        followers.remove(leader);
+        follow(followers.stream().distinct().toList(), leader, effective.term(), nodes, problems);
+        recorder.recordLeader(leader, effective.term());
+        return new Outcome(leader, effective.term(), true, problems);
+    }
+
     private static void follow(List<String> replicas, String leader, long term, Map<String, AdminClient> nodes,
                                List<String> problems) {
         for (String replica : replicas) {

@@ -185,6 +185,8 @@ public final class QueueClusterModel {
                 .withServiceName(names.headlessService())
                 // every replica at once: a failover needs the others up, not waiting for their predecessors
                 .withPodManagementPolicy("Parallel")
+                // the operator restarts pods itself: followers first, the leader last after a switchover
+                .withNewUpdateStrategy().withType("OnDelete").endUpdateStrategy()
                 .withSelector(selector())
                 .withNewTemplate()
                     .withNewMetadata()

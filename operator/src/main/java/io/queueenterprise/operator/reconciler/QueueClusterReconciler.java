@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -40,6 +41,7 @@ import io.queueenterprise.operator.failover.FailoverExecutor;
 import io.queueenterprise.operator.failover.FailoverPlanner;
 import io.queueenterprise.operator.failover.Plan;
 import io.queueenterprise.operator.failover.ReplicaObservation;
+import io.queueenterprise.operator.failover.RollingUpdatePlanner;
 import io.queueenterprise.operator.model.ClusterNames;
 import io.queueenterprise.operator.model.NodePaths;
 import io.queueenterprise.operator.reconciler.dependent.AdminTokenSecretDependentResource;
@@ -140,6 +142,9 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         }
         FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, clients,
             new StatusElectionRecorder(context.getClient(), cluster, metrics));
+        if (plan instanceof Plan.Steady steady) {
+            outcome = rollingUpdate(cluster, context, steady, pods, clients, observations, outcome);
+        }
         String monitoringProblem = PodMonitorDependentResource.reconcile(cluster, context.getClient());
         if (monitoringProblem != null) {
             List<String> problems = new java.util.ArrayList<>(outcome.problems());
@@ -154,6 +159,36 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         metrics.publish(cluster, status);
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
         return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
+    }
+
+    /** One step of a rolling update, only from a steady cluster (RollingUpdatePlanner). */
+    private FailoverExecutor.Outcome rollingUpdate(QueueCluster cluster, Context<QueueCluster> context, Plan.Steady steady,
+                                                   Map<String, Pod> pods, Map<String, AdminClient> clients,
+                                                   Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome steadyOutcome) {
+        Optional<StatefulSet> set = context.getSecondaryResource(StatefulSet.class);
+        String updateRevision = set.map(s -> s.getStatus() == null ? null : s.getStatus().getUpdateRevision()).orElse(null);
+        if (updateRevision == null) {
+            return steadyOutcome;
+        }
+        Map<String, String> revisions = new HashMap<>();
+        pods.forEach((name, pod) -> {
+            String revision = pod.getMetadata().getLabels().get("controller-revision-hash");
+            if (revision != null) {
+                revisions.put(name, revision);
+            }
+        });
+        RollingUpdatePlanner.Step step = RollingUpdatePlanner.next(StatusModel.replicas(cluster), StatusModel.queues(cluster),
+            steady.term(), steady.leader(), revisions, updateRevision, observations);
+        ClusterNames names = ClusterNames.of(cluster);
+        if (step instanceof RollingUpdatePlanner.Restart restart) {
+            LOG.info("{}/{}: rolling update: restarting {}", names.namespace(), names.cluster(), restart.replica());
+            context.getClient().pods().inNamespace(names.namespace()).withName(restart.replica()).delete();
+        } else if (step instanceof RollingUpdatePlanner.Switchover switchover) {
+            LOG.info("{}/{}: rolling update: {}", names.namespace(), names.cluster(), switchover.plan().why());
+            return FailoverExecutor.switchover(switchover.plan(), StatusModel.queues(cluster), clients,
+                new StatusElectionRecorder(context.getClient(), cluster, metrics));
+        }
+        return steadyOutcome;
     }
 
     @Override

@@ -165,6 +165,31 @@ class FailoverExecutorTest {
     }
 
     @Test
+    void aSwitchoverFencesThenPromotesACaughtUpCandidate() {
+        nodes.get("q-0").state("LEADER", 3, "q-0").durable("orders", 20);
+        nodes.get("q-1").state("FOLLOWER", 3, "q-0").durable("orders", 20);
+        nodes.get("q-2").state("FOLLOWER", 3, "q-0").durable("orders", 19);
+        Plan.Elect plan = new Plan.Elect("q-1", 4, "q-0", List.of("q-0", "q-2"), true, "rolling update");
+        FailoverExecutor.Outcome outcome = FailoverExecutor.switchover(plan, QUEUES, clients, recorder);
+        assertEquals("q-1", outcome.leader());
+        assertEquals(List.of("status term 4", "fence q-0 4", "promote q-1 4", "follow q-0 4", "follow q-2 4", "status leader q-1 4"), journal);
+    }
+
+    @Test
+    void aSwitchoverWhoseCandidateFellBehindKeepsTheFormerLeader() {
+        // the leader appended after the plan was made: the fence's answer shows 21, the candidate holds 20
+        nodes.get("q-0").state("LEADER", 3, "q-0").durable("orders", 21);
+        nodes.get("q-1").state("FOLLOWER", 3, "q-0").durable("orders", 20);
+        nodes.get("q-2").state("FOLLOWER", 3, "q-0").durable("orders", 20);
+        Plan.Elect plan = new Plan.Elect("q-1", 4, "q-0", List.of("q-0", "q-2"), true, "rolling update");
+        FailoverExecutor.Outcome outcome = FailoverExecutor.switchover(plan, QUEUES, clients, recorder);
+        assertEquals("q-0", outcome.leader(), "nothing the fenced leader held is lost");
+        assertEquals(List.of("status term 4", "fence q-0 4", "status term 5", "promote q-0 5", "follow q-2 5", "follow q-1 5",
+            "status leader q-0 5"), journal);
+        assertEquals("LEADER", nodes.get("q-0").role());
+    }
+
+    @Test
     void aPromoteRefusedAsStaleLeavesNoLeaderAndTheNextPlanGoesHigher() {
         nodes.get("q-0").state("LEADER", 1, "q-0").durable("orders", 10);
         nodes.get("q-1").state("FENCED", 7, null).durable("orders", 10);   // someone fenced it at 7 behind our back

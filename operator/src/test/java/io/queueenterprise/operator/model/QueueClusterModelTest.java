@@ -52,6 +52,7 @@ class QueueClusterModelTest {
         assertEquals("queue-enterprise.io/dedicated", pod.getTolerations().get(0).getKey());
         assertEquals(3, set.getSpec().getReplicas());
         assertEquals("replica-nodes", set.getSpec().getServiceName());
+        assertEquals("OnDelete", set.getSpec().getUpdateStrategy().getType(), "the operator orders restarts (leader last)");
     }
 
     @Test
