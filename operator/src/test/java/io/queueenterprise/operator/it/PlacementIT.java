@@ -211,12 +211,15 @@ class PlacementIT {
             taints.add(new io.fabric8.kubernetes.api.model.TaintBuilder().withKey("queue-enterprise.io/dedicated").withValue("true")
                 .withEffect("NoSchedule").build());
         }
+        // the untuned nodes are far larger: the scheduler's scoring alone would prefer them, only the selector keeps
+        // pinned replicas off them (a first version of this test passed by luck without the selector)
+        String cpus = tuned ? "8" : "64";
         Node node = new NodeBuilder()
             .withNewMetadata().withName(name).withLabels(labels).withAnnotations(Map.of(FAKE, "fake")).endMetadata()
             .withNewSpec().withTaints(taints).endSpec()
             .withNewStatus()
-                .withCapacity(Map.of("cpu", new Quantity("8"), "memory", new Quantity("32Gi"), "pods", new Quantity("110")))
-                .withAllocatable(Map.of("cpu", new Quantity("7"), "memory", new Quantity("30Gi"), "pods", new Quantity("110")))
+                .withCapacity(Map.of("cpu", new Quantity(cpus), "memory", new Quantity(tuned ? "32Gi" : "256Gi"), "pods", new Quantity("110")))
+                .withAllocatable(Map.of("cpu", new Quantity(cpus), "memory", new Quantity(tuned ? "30Gi" : "250Gi"), "pods", new Quantity("110")))
             .endStatus().build();
         client.nodes().resource(node).create();
     }
