@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -114,8 +113,7 @@ class NodeConfigDocumentTest {
         Map<String, String> shape = new TreeMap<>();
         shape.put(path.isEmpty() ? "/" : path, node.getNodeType().name());
         if (node.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
-                Map.Entry<String, JsonNode> field = fields.next();
+            for (Map.Entry<String, JsonNode> field : node.properties()) {
                 shape.putAll(shape(field.getValue(), path + "/" + field.getKey()));
             }
         } else if (node.isArray()) {
