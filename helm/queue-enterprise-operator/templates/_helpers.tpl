@@ -36,7 +36,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "qe-operator.namespacedRules" -}}
 - apiGroups: ["queue-enterprise.io"]
   resources: ["queueclusters"]
-  verbs: ["get", "list", "watch", "patch", "update"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["queue-enterprise.io"]
   resources: ["queueclusters/status"]
   verbs: ["get", "patch", "update"]
@@ -58,7 +58,4 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: ["monitoring.coreos.com"]
   resources: ["podmonitors"]
   verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
-- apiGroups: ["", "events.k8s.io"]
-  resources: ["events"]
-  verbs: ["create", "patch"]
 {{- end -}}

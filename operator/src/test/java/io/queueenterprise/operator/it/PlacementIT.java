@@ -243,16 +243,7 @@ class PlacementIT {
     }
 
     private static Path kwokBinary() throws IOException, InterruptedException {
-        Process env = new ProcessBuilder("bash", Path.of(System.getProperty("qe.kubernetes.dir", "kubernetes"), "node.sh").toString(), "env")
-            .redirectErrorStream(false).start();
-        String output = new String(env.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        env.waitFor(1, TimeUnit.MINUTES);
-        for (String line : output.split("\n")) {
-            if (line.startsWith("BIN_DIR=")) {
-                return Path.of(line.substring("BIN_DIR=".length()).trim(), "kwok");
-            }
-        }
-        throw new IllegalStateException("node.sh env printed no BIN_DIR: " + output);
+        return Path.of(TestbedEnvironment.value("BIN_DIR"), "kwok");
     }
 
     @SafeVarargs

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +78,19 @@ class QueueClusterIT extends QueueClusterScenario {
         assertTrue(granted.matches("[1-9][0-9]*"), "one exclusive core, never the reserved core 0: " + report);
         assertEquals(List.of(Integer.parseInt(granted)),
             testbed.podResources().container(namespace, "solo-0", "node").orElseThrow().cpuIds(), "the kubelet's own record");
+
+        // the Secrets as the kubelet wrote them for the pod: defaultMode 0400 plus group read for fsGroup, so the
+        // node (uid and gid 10001) reads them and nobody else in the pod can
+        Path volumes = Path.of(TestbedEnvironment.value("POD_RESOURCES_SOCKET")).getParent().getParent()
+            .resolve("pods").resolve(pod.getMetadata().getUid()).resolve("volumes");
+        for (String secret : List.of("admin-token/token", "peer-credential/credential")) {
+            Path file = volumes.resolve("kubernetes.io~secret").resolve(secret).toRealPath();
+            assertEquals("r--r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)), file.toString());
+            assertEquals(10001, Files.getAttribute(file, "unix:gid"), file + " group");
+            assertEquals(0, Files.getAttribute(file, "unix:uid"), file + " owner");
+        }
+        Path config = volumes.resolve("kubernetes.io~configmap").resolve("config").resolve("solo-0.yaml").toRealPath();
+        assertEquals("r--r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(config)), config.toString());
     }
 
     @Override
