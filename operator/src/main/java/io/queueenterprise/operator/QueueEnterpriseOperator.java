@@ -34,11 +34,23 @@ public final class QueueEnterpriseOperator implements AutoCloseable {
      */
     public QueueEnterpriseOperator(KubernetesClient client, OperatorSettings settings, Set<String> watchedNamespaces,
                                    String leaseNamespace, PrometheusRegistry registry) {
+        this(client, settings, watchedNamespaces, leaseNamespace, registry, true);
+    }
+
+    /**
+     * @param exitOnLostLeadership whether the process exits when it stops leading (it must in a pod: another replica
+     *                             leads now and two must never reconcile at once); false only in tests, whose JVM
+     *                             goes on after the operator stops
+     */
+    public QueueEnterpriseOperator(KubernetesClient client, OperatorSettings settings, Set<String> watchedNamespaces,
+                                   String leaseNamespace, PrometheusRegistry registry, boolean exitOnLostLeadership) {
         ModelSupport.use(settings);
         operator = new Operator(overrider -> {
             overrider.withKubernetesClient(client).withCloseClientOnStop(false);
             if (leaseNamespace != null) {
-                overrider.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEASE_NAME, leaseNamespace));
+                overrider.withLeaderElectionConfiguration(new LeaderElectionConfiguration(LEASE_NAME, leaseNamespace,
+                    LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE, LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+                    LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE, null, null, exitOnLostLeadership));
             }
         });
         operator.register(new QueueClusterReconciler(new OperatorMetrics(registry)), override -> {
