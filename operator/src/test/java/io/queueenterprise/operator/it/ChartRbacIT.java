@@ -105,6 +105,7 @@ class ChartRbacIT {
         }
         rbac.stream().filter(item -> item.getMetadata().getNamespace() == null).forEach(item -> admin.resource(item).delete());
         admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
     }
 
     private KubernetesClient asChartServiceAccount() throws IOException {

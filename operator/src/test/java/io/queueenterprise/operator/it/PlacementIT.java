@@ -116,6 +116,10 @@ class PlacementIT {
         for (String name : concat(TUNED, UNTUNED)) {
             client.nodes().withName(name).delete();
         }
+        for (String name : concat(TUNED, UNTUNED)) {
+            // gone before another test class counts the tuned nodes
+            client.nodes().withName(name).waitUntilCondition(java.util.Objects::isNull, 1, TimeUnit.MINUTES);
+        }
         volumes.forEach(volume -> client.persistentVolumes().withName(volume).delete());
         client.storage().v1().storageClasses().withName(STORAGE_CLASS).delete();
         if (kwok != null) {

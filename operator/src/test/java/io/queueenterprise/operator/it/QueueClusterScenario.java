@@ -106,6 +106,8 @@ abstract class QueueClusterScenario {
         }
         cleanUpPrepared();
         client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+        // gone before the next test class installs it again (a terminating CRD refuses to be applied)
+        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
         afterCleanUp();
     }
 
