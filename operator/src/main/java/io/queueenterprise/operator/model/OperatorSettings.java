@@ -20,7 +20,7 @@ public record OperatorSettings(String defaultNodeImage, String imagePullPolicy, 
                                String clusterDomain, String operatorNamespace, Map<String, String> operatorPodLabels) {
     /** What the node's command line must accept: run the node from the document rendered for this pod. */
     public static final List<String> DEFAULT_NODE_ARGUMENTS = List.of(
-        "io.queueenterprise.cli.QeCommand", "node", "run", "--config", NodePaths.CONFIG_DIRECTORY + "/$(POD_NAME).yaml");
+        "io.queueenterprise.cli.QeCommand", "node", "--config", NodePaths.CONFIG_DIRECTORY + "/$(POD_NAME).yaml");
 
     public OperatorSettings {
         nodeArguments = List.copyOf(nodeArguments);
