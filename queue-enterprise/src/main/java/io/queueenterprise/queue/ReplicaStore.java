@@ -181,6 +181,18 @@ public final class ReplicaStore implements AutoCloseable {
             }
         }
 
+        /** Moves past the next excerpt without copying it; returns its index, or -1 when there is none yet. */
+        public long skipNext() {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent()) {
+                    return -1;
+                }
+                index = dc.index();
+                length = 0;
+                return index;
+            }
+        }
+
         /** Puts back the excerpt last returned by {@link #next()}, so the next call returns it again. */
         public void unread() {
             tailer.moveToIndex(index);
