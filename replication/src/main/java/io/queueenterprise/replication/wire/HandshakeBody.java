@@ -32,16 +32,25 @@ public final class HandshakeBody {
 
     /** The initiator's nonce (CHALLENGE, CHALLENGE_RESPONSE). */
     public void initiatorNonce(byte[] dst) {
+        if (type == FrameType.PROOF) {
+            throw new IllegalStateException("a PROOF carries no nonce");
+        }
         buffer.getBytes(body, dst, 0, NONCE_LENGTH);
     }
 
     /** The responder's nonce (CHALLENGE_RESPONSE). */
     public void responderNonce(byte[] dst) {
+        if (type != FrameType.CHALLENGE_RESPONSE) {
+            throw new IllegalStateException("only a CHALLENGE_RESPONSE carries the responder's nonce");
+        }
         buffer.getBytes(body + NONCE_LENGTH, dst, 0, NONCE_LENGTH);
     }
 
     /** The proof: responder's (CHALLENGE_RESPONSE) or initiator's (PROOF). */
     public void proof(byte[] dst) {
+        if (type == FrameType.CHALLENGE) {
+            throw new IllegalStateException("a CHALLENGE carries no proof");
+        }
         buffer.getBytes(type == FrameType.PROOF ? body : body + 2 * NONCE_LENGTH, dst, 0, PROOF_LENGTH);
     }
 }
