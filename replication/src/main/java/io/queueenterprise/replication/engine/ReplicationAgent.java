@@ -29,7 +29,6 @@ import io.queueenterprise.replication.wire.HelloBody;
 import io.queueenterprise.replication.wire.MalformedFrameException;
 import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
-import net.openhft.chronicle.queue.RollCycles;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.Agent;
@@ -59,7 +58,7 @@ import java.util.function.Function;
  */
 public final class ReplicationAgent implements Agent {
     private static final System.Logger LOG = System.getLogger(ReplicationAgent.class.getName());
-    static final int STREAM_ID = 0x5145; // "QE"
+    public static final int STREAM_ID = 0x5145; // "QE"
     static final int MAX_BATCH_BYTES = 64 * 1024;
     static final long HEARTBEAT_NANOS = 100_000_000L;
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
@@ -189,7 +188,7 @@ public final class ReplicationAgent implements Agent {
         QueueReplica queue = new QueueReplica(spec, position);
         Path dir = config.dataDirectory().resolve(spec.name());
         Quarantine.recoverInterruptedRebuild(dir);
-        queue.store = ReplicaStore.open(dir, RollCycles.valueOf(spec.rollCycle()));
+        queue.store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
         queue.store.recordAckMode(ackModeMark(spec.ackMode()));
         queue.history = TermHistory.load(dir);
         queue.lastIndex = queue.store.lastIndex();
