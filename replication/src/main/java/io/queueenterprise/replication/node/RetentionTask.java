@@ -7,8 +7,6 @@ import io.queueenterprise.replication.config.NodeConfig.QueueSpec;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.RollingResourcesCache;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,7 +37,8 @@ import java.util.stream.Stream;
  *       does, because the disk bound protects the leader itself, and the deletion is counted as forced (the engine
  *       then reports {@code BEHIND_RETENTION} to that follower).</li>
  * </ul>
- * After deleting, Chronicle's directory listing is refreshed so that tailers see the new first cycle.
+ * Queue instances that stay open (the engine's) see the new first cycle without being told
+ * ({@code RetentionTaskTest} checks it with an instance open throughout).
  */
 public final class RetentionTask implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RetentionTask.class.getName());
@@ -206,17 +205,7 @@ public final class RetentionTask implements AutoCloseable {
             }
         }
         counter.heldBackCycles.set(heldBack);
-        if (!deleted.isEmpty()) {
-            refreshDirectoryListing(dir, rollCycle);
-        }
         return deleted;
-    }
-
-    /** Chronicle caches the first and last cycle in metadata.cq4t (shared by every process): rescan after deleting. */
-    private static void refreshDirectoryListing(Path dir, RollCycle rollCycle) {
-        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.toFile()).rollCycle(rollCycle).build()) {
-            queue.refreshDirectoryListing();
-        }
     }
 
     @Override
