@@ -19,8 +19,10 @@ import net.openhft.chronicle.queue.RollCycles;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +71,9 @@ public final class NodeConfigReader {
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new NodeConfigException("", "cannot read " + file + ": " + e, e);
+            String reason = e instanceof NoSuchFileException ? "no such file"
+                    : e instanceof AccessDeniedException ? "permission denied" : String.valueOf(e.getMessage());
+            throw new NodeConfigException("", "cannot read " + file + ": " + reason, e);
         }
         Path base = file.toAbsolutePath().getParent();
         return parse(text, base);

@@ -4,7 +4,9 @@ import io.queueenterprise.replication.ReplicationException;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
@@ -56,7 +58,9 @@ final class AdminToken {
         } catch (IOException | ReplicationException e) {
             if (first) {
                 throw e instanceof ReplicationException r ? r
-                        : new ReplicationException("admin.credentialFile " + file + " cannot be read: " + e, e);
+                        : new ReplicationException("admin.credentialFile " + file + " cannot be read: "
+                        + (e instanceof NoSuchFileException ? "no such file"
+                        : e instanceof AccessDeniedException ? "permission denied" : e.getMessage()), e);
             }
             // A Secret being swapped (symlink flip) may be briefly unreadable: keep the last good token.
         }

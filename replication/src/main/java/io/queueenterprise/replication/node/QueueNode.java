@@ -6,6 +6,7 @@ import io.queueenterprise.replication.config.NodeConfig;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * A running queue node around its replication engine: the admin endpoint, the metrics port and retention. The
@@ -27,6 +28,16 @@ public final class QueueNode implements AutoCloseable {
         this.admin = admin;
         this.metrics = metrics;
         this.retention = retention;
+    }
+
+    /**
+     * Checks what the node needs besides the engine (the admin token), then starts the engine with
+     * {@code engineFactory} and serves it: a node that could not be driven never starts replicating.
+     */
+    public static QueueNode start(NodeConfig config, Function<NodeConfig, NodeControl> engineFactory,
+                                  Duration retentionInterval) throws IOException {
+        new AdminToken(config.admin().credentialFile());
+        return start(config, engineFactory.apply(config), retentionInterval);
     }
 
     /**
