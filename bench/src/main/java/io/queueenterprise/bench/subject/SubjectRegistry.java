@@ -25,6 +25,7 @@ public final class SubjectRegistry {
         register(new ArrayBlockingQueueSubject.Factory());
         register(new SpscArrayQueueSubject.Factory());
         register(new DisruptorSubject.Factory());
+        register(new AeronUdpRoundTripSubject.Factory());
     }
 
     private SubjectRegistry() {
