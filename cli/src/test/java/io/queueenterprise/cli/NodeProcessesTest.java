@@ -130,7 +130,7 @@ class NodeProcessesTest {
      * (The library's own tailer on a node-hosted QUORUM queue serves only what the node published as held by a
      * majority; on a stopped follower that gate says nothing, so the raw bytes are what is compared.)
      */
-    private static List<String> readAll(Path dir) {
+    static List<String> readAll(Path dir) {
         List<String> messages = new ArrayList<>();
         try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir.toFile()).readOnly(true).build();
              ExcerptTailer tailer = queue.createTailer()) {
