@@ -19,7 +19,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The node's Prometheus metrics, collected by callback at scrape time (one {@link NodeControl#status()} per scrape,
@@ -37,15 +39,21 @@ public final class NodeMetrics implements MultiCollector {
     private final NodeConfig config;
     private final LongSupplier unauthorizedAdminRequests;
     private final Map<String, RetentionTask.Counters> retention;
+    private final Supplier<Map<String, Long>> framesDroppedByReason;
     /** Prometheus histograms are cumulative since start; the node hands out intervals: they add up here. */
     private final Map<String, Histogram> ackLatencyNanos = new HashMap<>();
 
+    /**
+     * @param framesDroppedByReason the engine's node-wide dropped-frame counters by reason (malformed,
+     *                              unauthenticated, stale term, ...), read at scrape time; empty when it gives none
+     */
     public NodeMetrics(NodeControl node, NodeConfig config, LongSupplier unauthorizedAdminRequests,
-                       Map<String, RetentionTask.Counters> retention) {
+                       Map<String, RetentionTask.Counters> retention, Supplier<Map<String, Long>> framesDroppedByReason) {
         this.node = node;
         this.config = config;
         this.unauthorizedAdminRequests = unauthorizedAdminRequests;
         this.retention = retention;
+        this.framesDroppedByReason = framesDroppedByReason;
         for (NodeConfig.QueueSpec queue : config.queues()) {
             ackLatencyNanos.put(queue.name(), new Histogram(3));
         }
@@ -67,6 +75,12 @@ public final class NodeMetrics implements MultiCollector {
         out.add(counter("qe_admin_unauthorized_requests", "admin requests refused with 401").dataPoint(
                 CounterSnapshot.CounterDataPointSnapshot.builder().labels(nodeLabel)
                         .value(unauthorizedAdminRequests.getAsLong()).build()).build());
+
+        CounterSnapshot.Builder droppedByReason = counter("qe_node_frames_dropped", "frames this node dropped since start, by reason");
+        for (Map.Entry<String, Long> e : new TreeMap<>(framesDroppedByReason.get()).entrySet()) {
+            droppedByReason.dataPoint(counterPoint(nodeLabel.add("reason", e.getKey()), e.getValue()));
+        }
+        out.add(droppedByReason.build());
 
         GaugeSnapshot.Builder last = gauge("qe_queue_last_index", "the last excerpt this replica holds (leader: appended; follower: replicated); -1 empty");
         GaugeSnapshot.Builder durable = gauge("qe_queue_durable_index", "the last index held with everything before it (what this node acknowledges)");

@@ -6,7 +6,9 @@ import io.queueenterprise.replication.config.NodeConfig;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A running queue node around its replication engine: the admin endpoint, the metrics port and retention. The
@@ -45,6 +47,15 @@ public final class QueueNode implements AutoCloseable {
      * retention every {@code retentionInterval}. On failure everything started here is stopped and the engine closed.
      */
     public static QueueNode start(NodeConfig config, NodeControl engine, Duration retentionInterval) throws IOException {
+        return start(config, engine, Map::of, retentionInterval);
+    }
+
+    /**
+     * As {@link #start(NodeConfig, NodeControl, Duration)}, with the engine's dropped-frame counters by reason for
+     * the metrics ({@code qe_node_frames_dropped_total}).
+     */
+    public static QueueNode start(NodeConfig config, NodeControl engine, Supplier<Map<String, Long>> framesDroppedByReason,
+                                  Duration retentionInterval) throws IOException {
         AdminServer admin = null;
         MetricsServer metrics = null;
         RetentionTask retention = null;
@@ -52,7 +63,7 @@ public final class QueueNode implements AutoCloseable {
             retention = new RetentionTask(config, engine::status, Clock.systemUTC());
             admin = AdminServer.start(engine, config);
             metrics = MetricsServer.start(engine, config,
-                    new NodeMetrics(engine, config, admin::unauthorizedRequests, retention.counters()));
+                    new NodeMetrics(engine, config, admin::unauthorizedRequests, retention.counters(), framesDroppedByReason));
             retention.start(retentionInterval);
             return new QueueNode(engine, admin, metrics, retention);
         } catch (IOException | RuntimeException e) {

@@ -61,7 +61,7 @@ class AdminAndMetricsTest {
         Files.writeString(tokenFile, TOKEN + "\n");
         config = configOnFreePorts(tmp, tokenFile, "replica-0");
         engine = new FakeNodeControl(config);
-        node = QueueNode.start(config, engine, Duration.ofHours(1));
+        node = QueueNode.start(config, engine, () -> Map.of("STALE_TERM", 3L, "MALFORMED", 11L), Duration.ofHours(1));
         admin = new AdminClient("127.0.0.1:" + node.adminPort(), TOKEN);
     }
 
@@ -212,6 +212,8 @@ class AdminAndMetricsTest {
         assertTrue(text.contains("qe_peer_lag_seconds{node=\"replica-0\",peer=\"replica-1\",queue=\"orders\"} 0.0015"), text);
         assertEquals(1, value(text, "qe_peer_state{" + peer2 + ",state=\"CATCHING_UP\"}"));
         assertEquals(0, value(text, "qe_retention_deleted_files_total{" + orders + "}"));
+        assertEquals(11, value(text, "qe_node_frames_dropped_total{node=\"replica-0\",reason=\"MALFORMED\"}"));
+        assertEquals(3, value(text, "qe_node_frames_dropped_total{node=\"replica-0\",reason=\"STALE_TERM\"}"));
     }
 
     @Test
