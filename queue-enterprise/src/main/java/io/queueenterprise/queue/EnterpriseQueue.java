@@ -437,6 +437,14 @@ public final class EnterpriseQueue implements AutoCloseable {
                                 + " changed. Restore the file from a backup, or rebuild it with"
                                 + " EnterpriseQueue.recoverDescriptor(dir, name, mode, keys) (docs/library.md)");
             }
+            if (existing == null && replicaOf == null && QueueRole.open(dir, label, false, true).isReplica()) {
+                // A replica's descriptor comes from its leader: one made here would be another queue's identity,
+                // and the leader's would then be refused (IDENTITY_MISMATCH) and replication of this copy stop.
+                throw new QueueConfigurationException(label, QueueConfigurationException.Problem.DESCRIPTOR_MISSING,
+                        dir + " is a replica that has not received its leader's " + QueueDescriptor.FILE_NAME
+                                + " yet (or its node does not lead it yet); nothing was changed. Open it again once"
+                                + " the replication node has received it");
+            }
             if (wantEncrypted) {
                 if (existing == null && hasCycleFiles(dir) && replicaOf == null) {
                     throw new QueueConfigurationException(label, QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
