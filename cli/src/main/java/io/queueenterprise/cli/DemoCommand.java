@@ -6,6 +6,7 @@ import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueException;
 import io.queueenterprise.queue.QueueTailer;
+import io.queueenterprise.replication.ReplicationException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -87,13 +88,11 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "Key directory %s: %s%n%n", keys.directory(),
                     keys.created() ? "a new random key (owner-only file, never printed)" : "reused as found (nothing overwritten)");
             boolean ok = replicationOnly || runAndReport(work, keys.directory()) == 0;
-            if (!noReplication && !NodeCommand.engineAvailable()) {
-                out.println("\nReplication: skipped, the replication engine is not in this build yet.");
-            } else if (!noReplication) {
+            if (!noReplication) {
                 ok &= new ReplicationDemo(out, keys.directory(), replicationMessages).run(work.resolve("replication"));
             }
             return ok ? 0 : 1;
-        } catch (QueueException | QueueCryptoException e) { // the library's own sentence says what is wrong
+        } catch (QueueException | QueueCryptoException | ReplicationException e) { // their own sentence says what is wrong
             spec.commandLine().getErr().println("qe demo: " + e.getMessage());
             return 1;
         } catch (IOException e) {

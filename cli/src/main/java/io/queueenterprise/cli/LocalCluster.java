@@ -194,10 +194,22 @@ final class LocalCluster implements AutoCloseable {
         return p.exitValue();
     }
 
+    /** Stops every replica still running (SIGTERM, then SIGKILL after a minute), by PID. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
+        boolean interrupted = false;
         for (int i = 0; i < processes.length; i++) {
-            stop(i);
+            try {
+                stop(i);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                if (processes[i] != null) {
+                    processes[i].destroyForcibly();
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

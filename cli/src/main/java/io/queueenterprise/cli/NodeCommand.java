@@ -1,12 +1,12 @@
 package io.queueenterprise.cli;
 
-import io.queueenterprise.replication.NodeControl;
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
-import io.queueenterprise.replication.ReplicationException;
+import io.queueenterprise.replication.ReplicationNode;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.config.NodeConfigException;
 import io.queueenterprise.replication.config.NodeConfigReader;
+import io.queueenterprise.replication.engine.DropReason;
 import io.queueenterprise.replication.node.AdminClient;
 import io.queueenterprise.replication.node.AdminClientException;
 import io.queueenterprise.replication.node.QueueNode;
@@ -19,7 +19,9 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
@@ -41,7 +43,7 @@ import java.util.stream.Collectors;
 public final class NodeCommand implements Callable<Integer> {
 
     /** How the node's engine is started from its configuration; tests of this command line may replace it. */
-    static volatile Function<NodeConfig, NodeControl> engineFactory = NodeCommand::startEngine;
+    static volatile Function<NodeConfig, ReplicationNode> engineFactory = ReplicationNode::start;
 
     @Option(names = "--config", paramLabel = "FILE", description = "the node-configuration document (YAML, schema version 1)")
     Path config;
@@ -67,7 +69,10 @@ public final class NodeCommand implements Callable<Integer> {
         }
         QueueNode node;
         try {
-            node = QueueNode.start(nodeConfig, engineFactory, QueueNode.RETENTION_INTERVAL);
+            node = QueueNode.start(nodeConfig, config -> {
+                ReplicationNode engine = engineFactory.apply(config);
+                return new QueueNode.Engine(engine, () -> droppedByReason(engine));
+            }, QueueNode.RETENTION_INTERVAL);
         } catch (IOException | RuntimeException e) {
             err.println("qe node: " + nodeConfig.nodeId() + " could not start: " + (e.getMessage() == null ? e : e.getMessage()));
             err.flush();
@@ -96,32 +101,13 @@ public final class NodeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The replication engine for this configuration: {@code ReplicationNode.start(config)}. */
-    static NodeControl startEngine(NodeConfig config) {
-        // Bridge until the engine is merged into this branch: looked up by name so that this compiles without it.
-        Class<?> engine;
-        try {
-            engine = Class.forName("io.queueenterprise.replication.ReplicationNode");
-        } catch (ClassNotFoundException e) {
-            throw new ReplicationException("the replication engine (ReplicationNode) is not part of this build yet");
+    /** The engine's dropped-frame counters by reason, for the metrics. */
+    private static Map<String, Long> droppedByReason(ReplicationNode engine) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (DropReason reason : DropReason.values()) {
+            counts.put(reason.name(), engine.drops().get(reason));
         }
-        try {
-            return (NodeControl) engine.getMethod("start", NodeConfig.class).invoke(null, config);
-        } catch (java.lang.reflect.InvocationTargetException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new ReplicationException(String.valueOf(e.getCause()), e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new ReplicationException("the replication engine cannot be started: " + e, e);
-        }
-    }
-
-    /** Whether the replication engine is in this build (the end-to-end tests skip themselves without it). */
-    static boolean engineAvailable() {
-        try {
-            Class.forName("io.queueenterprise.replication.ReplicationNode");
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
+        return counts;
     }
 
     /** Runs one admin request and prints the node's status after it; a refusal is one line and exit code 1. */

@@ -93,8 +93,7 @@ final class ReplicationDemo {
                     LocalCluster.nodeId(next), Math.max(durable1, durable2), Math.min(durable1, durable2), LocalCluster.nodeId(other));
 
             write(cluster, next);
-            say("Wrote %,d more encrypted messages into %s's queue (the new leader's writer epoch is its term).", perPhase,
-                    LocalCluster.nodeId(next));
+            say("Wrote %,d more encrypted messages into %s's queue, the new leader's.", perPhase, LocalCluster.nodeId(next));
 
             cluster.start(0);
             cluster.admin(0).follow(LocalCluster.nodeId(next), 2);

@@ -2,7 +2,6 @@ package io.queueenterprise.cli;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueTailer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -120,7 +119,6 @@ class DemoCommandTest {
 
     @Test
     void theReplicationPartSurvivesTwoCrashesAndAFailoverAndSaysSo() throws IOException {
-        Assumptions.assumeTrue(NodeCommand.engineAvailable(), "skipped: the replication engine is not in this build");
         Path home = tmp.resolve("demo");
         QeRun run = qe("demo", "--replication-only", "--replication-messages", "150", "--dir", home.toString(), "--no-bench");
         assertEquals(0, run.exitCode(), run.out() + run.err());

@@ -38,7 +38,6 @@ class NetworkFaultsTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void replicasConvergeAfterEveryFault() throws Exception {
-        Assumptions.assumeTrue(NodeCommand.engineAvailable(), "skipped: the replication engine is not in this build");
         Assumptions.assumeTrue(NetworkLab.unavailableReason().isEmpty(), () -> "skipped: " + NetworkLab.unavailableReason().orElse(""));
         long seed = Long.getLong("qe.faults.seed", System.nanoTime());
         System.out.println("NetworkFaultsTest seed " + seed + " (-Dqe.faults.seed=" + seed + " repeats the switch's draws)");

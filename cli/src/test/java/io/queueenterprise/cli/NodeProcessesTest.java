@@ -8,7 +8,6 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +45,6 @@ class NodeProcessesTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void failoverThroughTheCommandLineLosesNothingAcknowledged() throws Exception {
-        Assumptions.assumeTrue(NodeCommand.engineAvailable(), "skipped: the replication engine is not in this build");
         List<String> acknowledged = new ArrayList<>();
         try (LocalCluster cluster = new LocalCluster(tmp.resolve("cluster"), List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"),
                 true, List.of(new LocalCluster.Queue(QUEUE, "FAST_DAILY", "NONE", "QUORUM", "5s")), "SLEEPING",

@@ -32,14 +32,19 @@ public final class QueueNode implements AutoCloseable {
         this.retention = retention;
     }
 
+    /** A started engine and its dropped-frame counters by reason (empty when it gives none). */
+    public record Engine(NodeControl control, Supplier<Map<String, Long>> framesDroppedByReason) {
+    }
+
     /**
      * Checks what the node needs besides the engine (the admin token), then starts the engine with
      * {@code engineFactory} and serves it: a node that could not be driven never starts replicating.
      */
-    public static QueueNode start(NodeConfig config, Function<NodeConfig, NodeControl> engineFactory,
+    public static QueueNode start(NodeConfig config, Function<NodeConfig, Engine> engineFactory,
                                   Duration retentionInterval) throws IOException {
         new AdminToken(config.admin().credentialFile());
-        return start(config, engineFactory.apply(config), retentionInterval);
+        Engine engine = engineFactory.apply(config);
+        return start(config, engine.control(), engine.framesDroppedByReason(), retentionInterval);
     }
 
     /**
