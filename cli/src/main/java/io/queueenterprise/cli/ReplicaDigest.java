@@ -1,8 +1,8 @@
 package io.queueenterprise.cli;
 
 import net.openhft.chronicle.bytes.Bytes;
+import io.queueenterprise.replication.engine.RollCycleNames;
 import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -29,7 +29,7 @@ record ReplicaDigest(Map<Long, String> perIndex, String whole) {
             return new ReplicaDigest(perIndex, HexFormat.of().formatHex(whole.digest()));
         }
         try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(queueDirectory.toFile())
-                .rollCycle(RollCycles.valueOf(rollCycle)).readOnly(true).build();
+                .rollCycle(RollCycleNames.of(rollCycle)).readOnly(true).build();
              ExcerptTailer tailer = queue.createTailer()) {
             while (true) {
                 try (DocumentContext dc = tailer.readingDocument()) {

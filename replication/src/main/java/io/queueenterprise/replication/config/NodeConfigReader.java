@@ -16,6 +16,7 @@ import io.queueenterprise.replication.config.NodeConfig.Peer;
 import io.queueenterprise.replication.config.NodeConfig.QueueSpec;
 import io.queueenterprise.replication.config.NodeConfig.Retention;
 import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -157,9 +158,12 @@ public final class NodeConfigReader {
         QueueSpec queue(Fields f) {
             String name = f.requiredName("name");
             String rollCycle = f.requiredText("rollCycle");
-            if (Arrays.stream(RollCycles.values()).noneMatch(r -> r.name().equals(rollCycle))) {
+            // The engine's names (RollCycleNames): Chronicle's RollCycles, and its TestRollCycles for tests.
+            if (Arrays.stream(RollCycles.values()).noneMatch(r -> r.name().equals(rollCycle))
+                    && Arrays.stream(TestRollCycles.values()).noneMatch(r -> r.name().equals(rollCycle))) {
                 throw new NodeConfigException(f.path("rollCycle"), quote(rollCycle) + " is not one of "
-                        + Arrays.stream(RollCycles.values()).map(Enum::name).collect(Collectors.joining(", ")));
+                        + Arrays.stream(RollCycles.values()).map(Enum::name).collect(Collectors.joining(", "))
+                        + " (nor a TestRollCycles name)");
             }
             Encryption encryption = f.requiredEnum("encryption", Encryption.class);
             AckMode ackMode = f.optionalEnum("ackMode", AckMode.class).orElse(DEFAULT_ACK_MODE);

@@ -4,9 +4,11 @@ import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.config.NodeConfig.QueueSpec;
+import io.queueenterprise.replication.engine.RollCycleNames;
 import net.openhft.chronicle.queue.RollCycle;
-import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.RollingResourcesCache;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,8 +39,8 @@ import java.util.stream.Stream;
  *       does, because the disk bound protects the leader itself, and the deletion is counted as forced (the engine
  *       then reports {@code BEHIND_RETENTION} to that follower).</li>
  * </ul>
- * Queue instances that stay open (the engine's) see the new first cycle without being told
- * ({@code RetentionTaskTest} checks it with an instance open throughout).
+ * After deleting, Chronicle's shared directory listing is rescanned, so that every open instance (the engine's)
+ * reports the new first index ({@code RetentionWithEngineTest}).
  */
 public final class RetentionTask implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RetentionTask.class.getName());
@@ -147,7 +149,7 @@ public final class RetentionTask implements AutoCloseable {
     }
 
     private List<Deletion> apply(QueueSpec queue, Path dir, OptionalLong neededIndex) throws IOException {
-        RollCycle rollCycle = RollCycles.valueOf(queue.rollCycle());
+        RollCycle rollCycle = RollCycleNames.of(queue.rollCycle());
         RollingResourcesCache names = new RollingResourcesCache(rollCycle, rollCycle.defaultEpoch(),
                 name -> dir.resolve(name + SUFFIX).toFile(), file -> file.getName().substring(0, file.getName().length() - SUFFIX.length()));
         List<CycleFile> files = new ArrayList<>();
@@ -205,7 +207,23 @@ public final class RetentionTask implements AutoCloseable {
             }
         }
         counter.heldBackCycles.set(heldBack);
+        if (!deleted.isEmpty()) {
+            refreshDirectoryListing(dir, rollCycle);
+        }
         return deleted;
+    }
+
+    /**
+     * Chronicle keeps each queue's lowest and highest cycle in metadata.cq4t, shared by every instance in every
+     * process; an instance that only reads that listing (the engine's, asked for its first index) would go on
+     * reporting a deleted cycle. A rescan after deleting updates the shared listing for all of them.
+     */
+    private static void refreshDirectoryListing(Path dir, RollCycle rollCycle) {
+        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(rollCycle).build()) {
+            queue.refreshDirectoryListing();
+        } catch (RuntimeException e) { // e.g. a foreign *.cq4 file Chronicle cannot parse: the deletions stand
+            LOG.log(System.Logger.Level.WARNING, "retention: Chronicle could not rescan {0}: {1}", dir, e.toString());
+        }
     }
 
     @Override
