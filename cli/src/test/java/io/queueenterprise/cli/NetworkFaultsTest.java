@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lab's impaired wire. One fault at a time — loss, delay, reordering, duplication, a partition of one follower —
  * while the leader takes quorum writes (from this process, into the leader's queue directory); after each fault is
  * healed every replica converges to the same excerpts at the same indexes (per-index digests), holding every
- * acknowledged message. Bounded: five faults, 60 quorum writes each, at most 90 s to converge after each.
+ * acknowledged message. The last round also kills a follower with SIGKILL and restarts it in its namespace.
+ * Bounded: six rounds, 60 quorum writes each, at most 90 s to converge after each.
  */
 class NetworkFaultsTest {
     private static final String QUEUE = "orders";
@@ -59,13 +60,23 @@ class NetworkFaultsTest {
                     {"reordering 30% on both followers", "impair 1 0 0 0.3 0", "impair 2 0 0 0.3 0"},
                     {"duplication 30% on both followers", "impair 1 0 0 0 0.3", "impair 2 0 0 0 0.3"},
                     {"replica-1 partitioned", "partition 1"},
+                    {"replica-2 killed (SIGKILL) while replica-1 loses 20%", "impair 1 0.2 0 0 0", "kill 2"},
             };
             for (String[] fault : faults) {
                 for (int f = 1; f < fault.length; f++) {
-                    apply(lab, fault[f]);
+                    if (fault[f].startsWith("kill ")) {
+                        cluster.kill(Integer.parseInt(fault[f].substring(5)));
+                    } else {
+                        apply(lab, fault[f]);
+                    }
                 }
                 write(cluster.queueDirectory(0, QUEUE), fault[0], acknowledged);
                 lab.heal();
+                for (int f = 1; f < fault.length; f++) {
+                    if (fault[f].startsWith("kill ")) {
+                        cluster.start(Integer.parseInt(fault[f].substring(5))); // back in its namespace, same data
+                    }
+                }
                 awaitConvergence(cluster, acknowledged.size(), fault[0] + " (seed " + seed + ")");
             }
             String stats = lab.stats();
