@@ -83,8 +83,13 @@ public final class DemoCommand implements Callable<Integer> {
         try {
             DemoKeys keys = DemoKeys.ensure(home.resolve("keys"));
             Path work = temporary ? home : nextRunDirectory(home);
-            out.printf(Locale.ROOT, "Queue Enterprise demo: %,d messages of %d bytes per queue, in %s%n",
-                    messages, DemoMessages.SIZE, work);
+            if (replicationOnly) {
+                out.printf(Locale.ROOT, "Queue Enterprise demo, replication part only: %,d messages of %d bytes in each of"
+                        + " three phases, in %s%n", replicationMessages, DemoMessages.SIZE, work);
+            } else {
+                out.printf(Locale.ROOT, "Queue Enterprise demo: %,d messages of %d bytes per queue, in %s%n",
+                        messages, DemoMessages.SIZE, work);
+            }
             out.printf(Locale.ROOT, "Key directory %s: %s%n%n", keys.directory(),
                     keys.created() ? "a new random key (owner-only file, never printed)" : "reused as found (nothing overwritten)");
             boolean ok = replicationOnly || runAndReport(work, keys.directory()) == 0;

@@ -24,7 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -41,9 +40,6 @@ import java.util.stream.Collectors;
                 "Exit status: 0 done, 1 refused by the node / unreachable / failed to start, 2 bad usage or configuration."},
         subcommands = {NodeCommand.Status.class, NodeCommand.Promote.class, NodeCommand.Follow.class, NodeCommand.Fence.class})
 public final class NodeCommand implements Callable<Integer> {
-
-    /** How the node's engine is started from its configuration; tests of this command line may replace it. */
-    static volatile Function<NodeConfig, ReplicationNode> engineFactory = ReplicationNode::start;
 
     @Option(names = "--config", paramLabel = "FILE", description = "the node-configuration document (YAML, schema version 1)")
     Path config;
@@ -70,7 +66,7 @@ public final class NodeCommand implements Callable<Integer> {
         QueueNode node;
         try {
             node = QueueNode.start(nodeConfig, config -> {
-                ReplicationNode engine = engineFactory.apply(config);
+                ReplicationNode engine = ReplicationNode.start(config);
                 return new QueueNode.Engine(engine, () -> droppedByReason(engine));
             }, QueueNode.RETENTION_INTERVAL);
         } catch (IOException | RuntimeException e) {

@@ -132,6 +132,7 @@ class DemoCommandTest {
         assertEquals(3, digests.size(), out);
         assertEquals(1, digests.stream().distinct().count(), "one digest for all three replicas:\n" + out);
         assertFalse(out.contains("Demo OK"), "--replication-only skips the local queues");
+        assertTrue(out.startsWith("Queue Enterprise demo, replication part only: 150 messages"), out);
     }
 
     @Test
