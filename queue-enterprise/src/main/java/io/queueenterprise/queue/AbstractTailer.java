@@ -2,6 +2,7 @@ package io.queueenterprise.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.chronicle.wire.ReadMarshallable;
 import net.openhft.chronicle.wire.Wire;
@@ -23,12 +24,15 @@ abstract class AbstractTailer implements QueueTailer {
     protected final String queueName;
     private final ExcerptTailer tailer;
     private final LastIndexWatch lastIndexWatch;
+    /** Replicated reads: the queue whose acknowledged (majority-held) index bounds what is read; null: no bound. */
+    private final SingleChronicleQueue replicatedReadsGate;
     private long lastReadIndex = -1;
 
-    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch) {
+    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, SingleChronicleQueue replicatedReadsGate) {
         this.queueName = queueName;
         this.tailer = tailer;
         this.lastIndexWatch = lastIndexWatch;
+        this.replicatedReadsGate = replicatedReadsGate;
         lastIndexWatch.acquire();
     }
 
@@ -74,6 +78,9 @@ abstract class AbstractTailer implements QueueTailer {
      */
     private int readNext(int target, byte[] array, int offset, int capacity, ByteBuffer buffer, Bytes<?> bytes,
                          ReadMarshallable reader) {
+        if (hiddenUntilReplicated()) {
+            return -1;
+        }
         // Read BEFORE looking: an excerpt counted complete before the attempt cannot be "not there yet" after it.
         long knownLast = lastIndexWatch.lastIndex();
         DocumentContext dc = next();
@@ -155,8 +162,20 @@ abstract class AbstractTailer implements QueueTailer {
         return -1;
     }
 
+    /**
+     * Replicated reads: the next excerpt is not yet held by a majority. Chronicle's own
+     * {@code readAfterReplicaAcknowledged} is not used because (2026.4) it blocks a tailer in any cycle other than
+     * the acknowledged index's, older ones included; comparing indexes is right across cycles.
+     */
+    private boolean hiddenUntilReplicated() {
+        return replicatedReadsGate != null && tailer.index() > replicatedReadsGate.lastAcknowledgedIndexReplicated();
+    }
+
     @Override
     public final boolean skip() {
+        if (hiddenUntilReplicated()) {
+            return false;
+        }
         try (DocumentContext dc = next()) {
             if (!dc.isPresent()) {
                 return false;

@@ -25,8 +25,9 @@ final class EncryptedTailer extends AbstractTailer {
     private Bytes<?> documentBytes;
     private Wire documentWire;
 
-    EncryptedTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, ExcerptOpener opener) {
-        super(queueName, tailer, lastIndexWatch);
+    EncryptedTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, ExcerptOpener opener,
+                    net.openhft.chronicle.queue.impl.single.SingleChronicleQueue replicatedReadsGate) {
+        super(queueName, tailer, lastIndexWatch, replicatedReadsGate);
         this.opener = opener;
     }
 

@@ -59,10 +59,17 @@ public final class EnterpriseQueue implements AutoCloseable {
     private final LastIndexWatch lastIndexWatch;
     /** Where new appenders' writer epochs come from: random, or the term this queue was promoted under. */
     private volatile WriterEpochs writerEpochs;
+    /** Quorum acks asked for in code ({@link Builder#quorumAcks}); null otherwise. */
+    private final Duration quorumAckTimeout;
+    /** Refuses appends before the file system is full; null for a read-only queue. */
+    private final StorageGuard storageGuard;
 
     private EnterpriseQueue(Path path, SingleChronicleQueue chronicle, QueueDescriptor descriptor,
-                            QueueKeys keys, CryptoEngine engine, QueueRole role) {
+                            QueueKeys keys, CryptoEngine engine, QueueRole role, Duration quorumAckTimeout,
+                            StorageGuard storageGuard) {
         this.path = path;
+        this.storageGuard = storageGuard;
+        this.quorumAckTimeout = quorumAckTimeout;
         this.chronicle = chronicle;
         this.descriptor = descriptor;
         this.keys = keys;
@@ -86,7 +93,16 @@ public final class EnterpriseQueue implements AutoCloseable {
      * @throws QueueConfigurationException REPLICA_CANNOT_WRITE on a replica that was not promoted
      */
     public QueueAppender createAppender() {
-        if (role.isReplica()) {
+        long nodeAckMode = chronicle.tableStoreGet(ReplicaStore.ACK_MODE);
+        boolean nodeHosted = nodeAckMode != Long.MIN_VALUE;
+        checkAckMode(nodeAckMode);
+        if (nodeHosted) {
+            // The node's mark is the live truth (it changes while this queue is open); the role file is its record.
+            if (chronicle.tableStoreGet(ReplicaStore.WRITABLE_TERM) <= 0) {
+                throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
+                        "the replication node hosting " + path + " does not lead this queue now (follower, fenced or standby)");
+            }
+        } else if (role.isReplica()) {
             throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
                     "this queue in " + path + " is a replica; it takes no appends until promote(term) makes it the leader");
         }
@@ -96,10 +112,40 @@ public final class EnterpriseQueue implements AutoCloseable {
         } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
             throw corrupted("cannot create an appender", e);
         }
-        if (keys == null) {
-            return new PlainAppender(name(), appender, maxExcerptLength());
+        if (storageGuard == null) {
+            throw new QueueStateException(name(), "the queue in " + path + " was opened read-only: it takes no appender", null);
         }
-        return new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength());
+        StorageGuard.Budget budget = storageGuard.new Budget();
+        QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength(), budget)
+                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength(), budget);
+        if (!nodeHosted) {
+            return local;
+        }
+        return new NodeGuardedAppender(name(), local,
+                chronicle.metaStore().acquireValueFor(ReplicaStore.WRITABLE_TERM, Long.MIN_VALUE), chronicle,
+                nodeAckMode == ReplicaStore.ACK_QUORUM ? quorumAckTimeout : null);
+    }
+
+    /**
+     * An application that asked for quorum acks must be on a queue a node replicates in quorum mode (else nothing
+     * would ever acknowledge), and one on such a queue must have asked (else it would believe unacknowledged
+     * writes durable).
+     */
+    private void checkAckMode(long nodeAckMode) {
+        boolean nodeQuorum = nodeAckMode == ReplicaStore.ACK_QUORUM;
+        if (nodeQuorum != (quorumAckTimeout != null)) {
+            throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.ACK_MODE_MISMATCH,
+                    nodeQuorum ? "the replication node replicates " + path + " in QUORUM mode: open it with"
+                            + " .quorumAcks(timeout) so that appends wait for a majority"
+                            : ".quorumAcks(" + quorumAckTimeout + ") was asked for but no replication node replicates "
+                            + path + " in QUORUM mode" + (nodeAckMode == Long.MIN_VALUE ? " (no node hosts it)" : ""));
+        }
+    }
+
+    /** A gate for tailers: on a node-hosted queue in REPLICATED_READS or QUORUM mode, only what a majority holds. */
+    private SingleChronicleQueue replicatedReadsGate() {
+        long nodeAckMode = chronicle.tableStoreGet(ReplicaStore.ACK_MODE);
+        return nodeAckMode == ReplicaStore.ACK_REPLICATED_READS || nodeAckMode == ReplicaStore.ACK_QUORUM ? chronicle : null;
     }
 
     /** A new tailer at the start of the queue, owned by the calling thread until closed. */
@@ -111,9 +157,9 @@ public final class EnterpriseQueue implements AutoCloseable {
             throw corrupted("cannot create a tailer", e);
         }
         if (keys == null) {
-            return new PlainTailer(name(), tailer, lastIndexWatch);
+            return new PlainTailer(name(), tailer, lastIndexWatch, replicatedReadsGate());
         }
-        return new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine));
+        return new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine), replicatedReadsGate());
     }
 
     private CorruptedQueueException corrupted(String what, Exception e) {
@@ -248,6 +294,9 @@ public final class EnterpriseQueue implements AutoCloseable {
     public void close() {
         try {
             lastIndexWatch.close();
+            if (storageGuard != null) {
+                storageGuard.close();
+            }
             if (keys != null) {
                 keys.close();
             }
@@ -275,6 +324,8 @@ public final class EnterpriseQueue implements AutoCloseable {
         private KeyRingSource.PermissionPolicy keyFilePolicy = KeyRingSource.PermissionPolicy.WARN;
         private boolean readOnly;
         private QueueDescriptor replicaOf;
+        private Duration quorumAckTimeout;
+        private Long minFreeSpace;
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dir").toAbsolutePath().normalize();
@@ -367,6 +418,35 @@ public final class EnterpriseQueue implements AutoCloseable {
             return this;
         }
 
+        /**
+         * For a queue that a replication node replicates in QUORUM mode: every append returns only once a
+         * majority of replicas (this leader included) holds the excerpt, else throws {@link AckTimeoutException}
+         * after {@code timeout} (the excerpt stays written locally and may still become durable). Required on such
+         * a queue and refused on any other ({@code ACK_MODE_MISMATCH} at {@code createAppender()}).
+         */
+        public Builder quorumAcks(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("quorum ack timeout must be positive: " + timeout);
+            }
+            this.quorumAckTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Free space (bytes) the queue's file system keeps: an append that would leave less is refused with
+         * {@link StorageFullException} and writes nothing. Default: twice Chronicle's block size (128 MiB with the
+         * default blocks). It must cover what other processes write to that file system in
+         * {@value StorageGuard#SAMPLE_MILLIS} ms.
+         */
+        public Builder minFreeSpace(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("minFreeSpace must be >= 0 bytes: " + bytes);
+            }
+            this.minFreeSpace = bytes;
+            return this;
+        }
+
         public EnterpriseQueue build() {
             // Again per queue: the application may have cleared the property since this class loaded.
             ChronicleSettings.apply();
@@ -382,6 +462,14 @@ public final class EnterpriseQueue implements AutoCloseable {
                         dir + " holds an encrypted queue whose " + QueueDescriptor.FILE_NAME + " is missing; nothing was"
                                 + " changed. Restore the file from a backup, or rebuild it with"
                                 + " EnterpriseQueue.recoverDescriptor(dir, name, mode, keys) (docs/library.md)");
+            }
+            if (existing == null && replicaOf == null && QueueRole.open(dir, label, false, true).isReplica()) {
+                // A replica's descriptor comes from its leader: one made here would be another queue's identity,
+                // and the leader's would then be refused (IDENTITY_MISMATCH) and replication of this copy stop.
+                throw new QueueConfigurationException(label, QueueConfigurationException.Problem.DESCRIPTOR_MISSING,
+                        dir + " is a replica that has not received its leader's " + QueueDescriptor.FILE_NAME
+                                + " yet (or its node does not lead it yet); nothing was changed. Open it again once"
+                                + " the replication node has received it");
             }
             if (wantEncrypted) {
                 if (existing == null && hasCycleFiles(dir) && replicaOf == null) {
@@ -418,7 +506,9 @@ public final class EnterpriseQueue implements AutoCloseable {
                         IdentityPin.check(chronicle, descriptor, readOnly, dir);
                     }
                     QueueRole role = QueueRole.open(dir, descriptor.name(), replicaOf != null, readOnly);
-                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role);
+                    StorageGuard guard = readOnly ? null
+                            : StorageGuard.start(dir, minFreeSpace != null ? minFreeSpace : 2 * chronicle.blockSize());
+                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role, quorumAckTimeout, guard);
                 } catch (RuntimeException e) {
                     chronicle.close();
                     throw e;

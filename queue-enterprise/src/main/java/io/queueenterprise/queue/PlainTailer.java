@@ -2,6 +2,7 @@ package io.queueenterprise.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.chronicle.wire.Wire;
 
@@ -11,8 +12,8 @@ import java.nio.ByteBuffer;
 final class PlainTailer extends AbstractTailer {
     private Bytes<?> excerpt;
 
-    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch) {
-        super(queueName, tailer, lastIndexWatch);
+    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, SingleChronicleQueue replicatedReadsGate) {
+        super(queueName, tailer, lastIndexWatch, replicatedReadsGate);
     }
 
     @Override

@@ -34,6 +34,11 @@ public final class QueueConfigurationException extends QueueException {
         DESCRIPTOR_PRESENT,
         /** The key directory or a key file is unusable; the cause is the crypto module's {@code KeyFileException}. */
         KEY_FILES,
+        /**
+         * The application's ack mode does not fit the replication node's for this queue: quorum acks asked for on a
+         * queue no node replicates in QUORUM mode, or not asked for on one that is.
+         */
+        ACK_MODE_MISMATCH,
         /** The JVM lacks module access Chronicle Queue needs; the message names the flags (bin/jvm.args). */
         MISSING_JVM_FLAG
     }

@@ -290,6 +290,26 @@ public final class QueueDescriptor {
         });
     }
 
+    /**
+     * Replaces the descriptor in {@code dir} with {@code bytes} exactly as given (a replica installing its leader's
+     * descriptor: the same bytes authenticate the same way), atomically and under the descriptor lock.
+     */
+    static void replaceWith(Path dir, byte[] bytes) {
+        underLock(dir, () -> {
+            Path tmp = Files.createTempFile(dir, FILE_NAME, ".tmp");
+            try {
+                Files.write(tmp, bytes);
+                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+                Files.move(tmp, dir.resolve(FILE_NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+            return null;
+        });
+    }
+
     private interface Locked<T> {
         T run() throws IOException;
     }

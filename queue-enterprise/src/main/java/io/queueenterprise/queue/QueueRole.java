@@ -87,6 +87,14 @@ final class QueueRole {
         replica = false;
     }
 
+    /**
+     * Records "replica" for a directory a replication node follows into (or fences): library appenders opened
+     * after this are refused until the node leads again. Used by {@link ReplicaStore}.
+     */
+    static void markReplica(Path dir) {
+        write(dir, dir.toString(), "replica");
+    }
+
     private static void write(Path dir, String queueName, String text) {
         try {
             Path tmp = Files.createTempFile(dir, FILE_NAME, ".tmp");

@@ -1,0 +1,26 @@
+package io.queueenterprise.queue;
+
+import java.time.Duration;
+
+/**
+ * A quorum-mode append was written locally (the leader holds it at {@link #index()}) but a majority of replicas
+ * did not acknowledge it within the ack timeout. It was not rolled back: it may still become durable when the
+ * followers catch up, or be quarantined if this node loses its leadership before they do. Do not treat it as
+ * lost and do not treat it as acknowledged; a consumer reading with replicated reads sees it only once a
+ * majority holds it.
+ */
+public final class AckTimeoutException extends ExcerptException {
+    private static final long serialVersionUID = 1L;
+    private final Duration timeout;
+
+    public AckTimeoutException(String queueName, long index, Duration timeout, long quorumIndex) {
+        super(queueName, index, "written locally but not acknowledged by a majority of replicas within " + timeout
+                + " (quorum index 0x" + Long.toHexString(quorumIndex) + "); it may still become durable, or be quarantined"
+                + " if this node loses leadership first", null);
+        this.timeout = timeout;
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+}

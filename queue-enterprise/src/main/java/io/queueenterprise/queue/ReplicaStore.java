@@ -1,0 +1,308 @@
+package io.queueenterprise.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.values.LongValue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.impl.single.InternalAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * <b>For the replication module only</b>: a queue directory opened WITHOUT keys, to move excerpts exactly as
+ * stored (still sealed when the queue is encrypted). A node never holds a data key and never seals: it tails
+ * raw excerpts on the leader and writes them at the same index on a follower
+ * ({@link InternalAppender#writeBytes(long, net.openhft.chronicle.bytes.BytesStore)}, index must be the next one).
+ *
+ * <p>It also carries the marks through which a node tells the library processes that share the directory what
+ * they may do ({@link #publishWritableTerm}, {@link #recordAckMode}, {@link #publishQuorumIndex}); they live in
+ * Chronicle's metadata store ({@code metadata.cq4t}), mapped by every process, so a write here is seen by the
+ * application's appenders and tailers with one volatile read.
+ *
+ * <p>Not thread-safe: one thread (the node's duty cycle) uses it.
+ */
+public final class ReplicaStore implements AutoCloseable {
+    /** Term under which library appenders may write here; &le; 0 when the node does not lead (replica, fenced). */
+    static final String WRITABLE_TERM = "queue-enterprise.node.writable-term";
+    /** The ack mode the node replicates this queue with: {@link #ACK_ASYNC}, {@link #ACK_REPLICATED_READS}, {@link #ACK_QUORUM}. */
+    static final String ACK_MODE = "queue-enterprise.node.ack-mode";
+    public static final long ACK_ASYNC = 0;
+    public static final long ACK_REPLICATED_READS = 1;
+    public static final long ACK_QUORUM = 2;
+
+    private final Path dir;
+    private final SingleChronicleQueue chronicle;
+    private final LongValue writableTerm;
+    private final Bytes<byte[]> writeScratch = Bytes.allocateElasticOnHeap(4096);
+    private ExcerptAppender appender;
+
+    private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
+        this.dir = dir;
+        this.chronicle = chronicle;
+        this.writableTerm = chronicle.metaStore().acquireValueFor(WRITABLE_TERM, Long.MIN_VALUE);
+    }
+
+    /**
+     * Opens (creating if absent) the queue in {@code dir} without keys. A new directory gets no descriptor here:
+     * a follower installs its leader's with {@link #installDescriptor}; it is marked a replica until the node leads.
+     */
+    public static ReplicaStore open(Path dir, RollCycle rollCycle) {
+        ChronicleSettings.apply();
+        Path queueDir = dir.toAbsolutePath().normalize();
+        RequiredJvmFlags.check(queueDir.getFileName() == null ? queueDir.toString() : queueDir.getFileName().toString());
+        try {
+            Files.createDirectories(queueDir);
+            if (!Files.exists(queueDir.resolve(QueueRole.FILE_NAME))) {
+                // A node-hosted copy is a replica until the node is promoted: library readers opened before the
+                // leader's descriptor arrives are then refused instead of creating a descriptor of their own.
+                QueueRole.markReplica(queueDir);
+            }
+            return new ReplicaStore(queueDir, SingleChronicleQueueBuilder.single(queueDir.toFile()).rollCycle(rollCycle).build());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create queue directory " + queueDir, e);
+        } catch (RuntimeException e) { // Chronicle throws StreamCorruptedException undeclared
+            throw new CorruptedQueueException(queueDir.toString(), ExcerptException.UNKNOWN_INDEX,
+                    "cannot open the Chronicle queue in " + queueDir + ": " + e, e);
+        }
+    }
+
+    public Path path() {
+        return dir;
+    }
+
+    public RollCycle rollCycle() {
+        return chronicle.rollCycle();
+    }
+
+    /** Last index held, -1 when empty. Scans the last cycle (Chronicle's cost): not for every excerpt. */
+    public long lastIndex() {
+        return chronicle.lastIndex();
+    }
+
+    /** First index held, -1 when empty. */
+    public long firstIndex() {
+        long first = chronicle.firstIndex();
+        return first == Long.MAX_VALUE ? -1 : first;
+    }
+
+    /** The descriptor file's exact bytes, or null when the directory has none (a plain open-source queue, or new). */
+    public byte[] descriptorBytes() {
+        Path file = dir.resolve(QueueDescriptor.FILE_NAME);
+        try {
+            return Files.exists(file) ? Files.readAllBytes(file) : null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    /**
+     * Installs the leader's descriptor (received over an authenticated session) unchanged, so that readers with
+     * the keys verify it exactly as on the leader, and pins the same identity beside the cycle files. The bytes
+     * must parse as a descriptor; a directory that already holds another incarnation refuses it.
+     *
+     * @throws QueueConfigurationException UNREADABLE_DESCRIPTOR or IDENTITY_MISMATCH; nothing written then
+     */
+    public void installDescriptor(byte[] bytes) {
+        QueueDescriptor offered = QueueDescriptor.parse(dir.toString(), new String(bytes, StandardCharsets.UTF_8));
+        QueueDescriptor current = QueueDescriptor.read(dir);
+        if (current != null && !java.util.Arrays.equals(current.incarnationId(), offered.incarnationId())) {
+            throw new QueueConfigurationException(offered.name(), QueueConfigurationException.Problem.IDENTITY_MISMATCH,
+                    dir + " holds another incarnation of queue '" + current.name() + "' than the leader's");
+        }
+        if (offered.encrypted()) {
+            IdentityPin.check(chronicle, offered, false, dir);
+        }
+        QueueDescriptor.replaceWith(dir, bytes);
+    }
+
+    // ------------------------------------------------------------------------------------------ leader: raw tail
+
+    /** A tailer over the raw (still sealed) excerpts, for the thread that owns this store. */
+    public RawTailer rawTailer() {
+        return new RawTailer(chronicle.createTailer());
+    }
+
+    /** Reads excerpts exactly as stored, with their index, into a reusable array. */
+    public static final class RawTailer implements AutoCloseable {
+        private final ExcerptTailer tailer;
+        private byte[] bytes = new byte[4096];
+        private int length;
+        private long index = -1;
+
+        private RawTailer(ExcerptTailer tailer) {
+            this.tailer = tailer;
+        }
+
+        /** Positions before the first excerpt held. */
+        public void toStart() {
+            tailer.toStart();
+        }
+
+        /**
+         * Positions right after {@code index} so the next read returns the excerpt that follows it.
+         *
+         * @return false when {@code index} is not held (before the first index, or not written)
+         */
+        public boolean moveAfter(long index) {
+            if (!tailer.moveToIndex(index)) {
+                return false;
+            }
+            try (DocumentContext dc = tailer.readingDocument()) {
+                return dc.isPresent() && dc.index() == index;
+            }
+        }
+
+        /**
+         * Reads the next excerpt into {@link #bytes()} (grown when needed, never in steady state).
+         *
+         * @return its length, or -1 when there is none yet
+         */
+        public int next() {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent()) {
+                    return -1;
+                }
+                Bytes<?> excerpt = dc.wire().bytes();
+                long remaining = excerpt.readRemaining();
+                if (remaining > Integer.MAX_VALUE - 64) {
+                    throw new IllegalStateException("excerpt at 0x" + Long.toHexString(dc.index()) + " has impossible length " + remaining);
+                }
+                int n = (int) remaining;
+                if (bytes.length < n) {
+                    bytes = new byte[Math.max(n, bytes.length * 2)];
+                }
+                excerpt.read(bytes, 0, n);
+                length = n;
+                index = dc.index();
+                return n;
+            }
+        }
+
+        /** Moves past the next excerpt without copying it; returns its index, or -1 when there is none yet. */
+        public long skipNext() {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent()) {
+                    return -1;
+                }
+                index = dc.index();
+                length = 0;
+                return index;
+            }
+        }
+
+        /** Puts back the excerpt last returned by {@link #next()}, so the next call returns it again. */
+        public void unread() {
+            tailer.moveToIndex(index);
+        }
+
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        public int length() {
+            return length;
+        }
+
+        /** Index of the excerpt last returned by {@link #next()}. */
+        public long index() {
+            return index;
+        }
+
+        @Override
+        public void close() {
+            tailer.close();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ follower: raw write
+
+    /**
+     * Writes {@code src[offset, offset+length)} as the excerpt at {@code index}, which must be the next one (the
+     * same cycle's next sequence, or sequence 0 of a later cycle; any index for an empty queue is up to Chronicle).
+     *
+     * @throws IllegalStateException if Chronicle did not store it at exactly that index
+     */
+    public void writeAt(long index, byte[] src, int offset, int length) {
+        if (appender == null) {
+            appender = chronicle.createAppender();
+        }
+        writeScratch.clear();
+        writeScratch.write(src, offset, length);
+        ((InternalAppender) appender).writeBytes(index, writeScratch);
+        long written = appender.lastIndexAppended();
+        if (written != index) { // Chronicle ignores an index below its end: never let that pass silently
+            throw new IllegalStateException("excerpt for index 0x" + Long.toHexString(index)
+                    + " was not written there (last written 0x" + Long.toHexString(written) + ")");
+        }
+    }
+
+    /** Whether {@code index} may follow {@code last} with no gap: next sequence in the cycle, or 0 of a later cycle. */
+    public static boolean isNext(RollCycle cycle, long last, long index) {
+        if (last < 0) {
+            return index >= 0;
+        }
+        int lastCycle = cycle.toCycle(last);
+        int nextCycle = cycle.toCycle(index);
+        if (nextCycle == lastCycle) {
+            return cycle.toSequenceNumber(index) == cycle.toSequenceNumber(last) + 1;
+        }
+        return nextCycle > lastCycle && cycle.toSequenceNumber(index) == 0;
+    }
+
+    // ------------------------------------------------------------------------------------------ marks for the library
+
+    /**
+     * Lets library appenders in this directory write under {@code term} (leader), or stops them ({@code term} &le; 0:
+     * follower, fenced, standby): appenders check it before each write.
+     */
+    public void publishWritableTerm(long term) {
+        writableTerm.setVolatileValue(term);
+    }
+
+    /** Records the ack mode the node replicates this queue with; library queues opened here check theirs against it. */
+    public void recordAckMode(long mode) {
+        chronicle.tableStorePut(ACK_MODE, mode);
+    }
+
+    /**
+     * Publishes the highest index a majority of replicas holds (Chronicle's {@code lastAcknowledgedIndexReplicated},
+     * shared by mmap): quorum-mode appenders wait for it, replicated-reads tailers stop before it. Never moves back.
+     */
+    public void publishQuorumIndex(long index) {
+        chronicle.lastAcknowledgedIndexReplicated(index);
+    }
+
+    public long quorumIndex() {
+        return chronicle.lastAcknowledgedIndexReplicated();
+    }
+
+    /** Records the role in {@code queue-enterprise.role}: "leader term" (only above any recorded term) for a leader. */
+    public void recordLeader(String queueName, long term) {
+        QueueRole role = QueueRole.open(dir, queueName, false, false);
+        if (role.isReplica() || role.leaderTerm() < term) {
+            role.promote(queueName, term);
+        }
+    }
+
+    /** Records "replica" in {@code queue-enterprise.role}: no library appender until the node leads again. */
+    public void recordReplica() {
+        QueueRole.markReplica(dir);
+    }
+
+    @Override
+    public void close() {
+        if (appender != null) {
+            appender.close();
+        }
+        writeScratch.releaseLast();
+        chronicle.close();
+    }
+}

@@ -1,0 +1,181 @@
+package io.queueenterprise.replication;
+
+import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.engine.DropCounters;
+import io.queueenterprise.replication.engine.ReplicationAgent;
+import io.queueenterprise.replication.session.PeerCredential;
+import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * A queue node's replication engine: ONE duty-cycle thread (an Agrona {@link AgentRunner} with the configured idle
+ * strategy) that drives an embedded Aeron media driver in INVOKER mode and the Aeron client's conductor, ships raw
+ * excerpts to followers (leader) or stores them at the same indexes (follower), and carries out the admin
+ * endpoint's promote/follow/fence. Its Aeron directory is unique per node and deleted on close.
+ *
+ * <pre>{@code
+ * try (ReplicationNode node = ReplicationNode.start(config)) {
+ *     node.promote(1);                 // or node.follow("replica-0", 1)
+ *     NodeStatus status = node.status();
+ * }
+ * }</pre>
+ */
+public final class ReplicationNode implements NodeControl {
+    private static final long COMMAND_TIMEOUT_SECONDS = 30;
+
+    private final NodeConfig config;
+    private final ReplicationAgent agent;
+    private final AgentRunner runner;
+    private final Path aeronDirectory;
+    private final PeerCredential credential;
+
+    private ReplicationNode(NodeConfig config, PeerCredential credential, Path aeronDirectory) {
+        this.config = config;
+        this.credential = credential;
+        this.aeronDirectory = aeronDirectory;
+        this.agent = new ReplicationAgent(config, credential, aeronDirectory);
+        this.runner = new AgentRunner(idleStrategy(config.idleStrategy()), this::onAgentError, null, agent);
+    }
+
+    /**
+     * Starts the node: opens every configured queue (creating directories as needed), restores the persisted term
+     * and role, and starts the duty-cycle thread. Returns once the thread has started and the queues are open.
+     *
+     * @throws ReplicationException when the peer credential is unusable or the node cannot start
+     */
+    public static ReplicationNode start(NodeConfig config) {
+        PeerCredential credential = PeerCredential.load(config.peerCredentialFile());
+        Path aeronDirectory;
+        try {
+            Files.createDirectories(config.dataDirectory());
+            Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+            aeronDirectory = Files.createTempDirectory(base, "qe-aeron-" + config.nodeId() + "-");
+        } catch (IOException e) {
+            credential.close();
+            throw new ReplicationException("cannot prepare directories for node " + config.nodeId() + ": " + e, e);
+        }
+        ReplicationNode node = new ReplicationNode(config, credential, aeronDirectory);
+        AgentRunner.startOnThread(node.runner, r -> {
+            Thread t = new Thread(r, "qe-replication-" + config.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            node.agent.submit(a -> Boolean.TRUE).get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS); // onStart has run
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            node.close();
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new ReplicationException("node " + config.nodeId() + " did not start: " + cause, cause);
+        }
+        if (node.runner.isClosed() || node.agent.lastStatus() == null) {
+            node.close();
+            throw new ReplicationException("node " + config.nodeId() + " did not start (see the log)");
+        }
+        return node;
+    }
+
+    private void onAgentError(Throwable t) {
+        System.getLogger(ReplicationNode.class.getName()).log(System.Logger.Level.ERROR,
+                "node " + config.nodeId() + ": duty cycle error", t);
+    }
+
+    static IdleStrategy idleStrategy(NodeConfig.IdleStrategySpec spec) {
+        return switch (spec) {
+            case BUSY_SPIN -> new BusySpinIdleStrategy();
+            case YIELDING -> new YieldingIdleStrategy();
+            case BACKOFF -> new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
+            case SLEEPING -> new SleepingMillisIdleStrategy(1);
+        };
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** Frames dropped per reason (malformed, unauthenticated, bad MAC, stale term, ...), for metrics. */
+    public DropCounters drops() {
+        return agent.drops();
+    }
+
+    private <T> T call(Function<ReplicationAgent, T> action) {
+        CompletableFuture<T> result = agent.submit(action);
+        try {
+            return result.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ReplicationException("node " + config.nodeId() + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("interrupted waiting for node " + config.nodeId(), e);
+        } catch (TimeoutException e) {
+            throw new ReplicationException("node " + config.nodeId() + " did not answer within " + COMMAND_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
+    @Override
+    public NodeStatus status() {
+        if (runner.isClosed()) {
+            return agent.lastStatus();
+        }
+        return call(ReplicationAgent::buildStatus);
+    }
+
+    @Override
+    public void promote(long term) {
+        call(a -> a.promote(term));
+    }
+
+    @Override
+    public void follow(String leaderNodeId, long term) {
+        call(a -> a.follow(leaderNodeId, term));
+    }
+
+    @Override
+    public void fence(long term) {
+        call(a -> a.fence(term));
+    }
+
+    @Override
+    public Histogram ackLatencySinceLastCall(String queue) {
+        return agent.ackLatencySinceLastCall(queue);
+    }
+
+    @Override
+    public void close() {
+        runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
+        credential.close();
+        deleteTree(aeronDirectory);
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the node's Aeron directory " + root, e);
+        }
+    }
+}

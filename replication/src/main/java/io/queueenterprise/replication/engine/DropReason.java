@@ -1,0 +1,23 @@
+package io.queueenterprise.replication.engine;
+
+/** Why a received frame was dropped; each has its own counter ({@link DropCounters}). */
+public enum DropReason {
+    /** The decoder refused it (MalformedFrameException). */
+    MALFORMED,
+    /** A handshake frame whose MAC under the handshake key fails: the sender does not hold the peer credential. */
+    UNAUTHENTICATED,
+    /** A session frame whose MAC under the session key fails. */
+    BAD_MAC,
+    /** A session frame of no established session (never authenticated, or superseded). */
+    UNKNOWN_SESSION,
+    /** A frame whose sequence does not increase (replayed). */
+    REPLAYED,
+    /** Sent by a position that is not a peer of this cluster, or by this node's own position. */
+    UNKNOWN_PEER,
+    /** Its term is older than this node's: refused. */
+    STALE_TERM,
+    /** Its term is newer than this node's: only the admin endpoint moves terms; refused until told. */
+    TERM_AHEAD,
+    /** Valid but not for this node's role now (e.g. DATA while leading, from a peer it does not follow). */
+    UNEXPECTED
+}

@@ -1,0 +1,80 @@
+package io.queueenterprise.replication.engine;
+
+import io.aeron.ExclusivePublication;
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.session.SessionCrypto;
+import org.agrona.ExpandableArrayBuffer;
+
+/** Another replica: where to send to it, and the authenticated session with it. Duty-cycle thread only. */
+final class PeerLink {
+    final int position;
+    final String id;
+    final ExclusivePublication publication;
+
+    /** A session is established once both proofs checked; only then are session frames taken or sent. */
+    boolean established;
+    long sessionId;
+    SessionCrypto.FrameMac sessionMac;
+    long txSequence;
+    long rxSequence;
+    long lastHeardNanos;
+    long lastHeartbeatSentNanos;
+
+    // handshake in progress
+    long pendingSessionId;
+    final byte[] initiatorNonce = new byte[32];
+    final byte[] responderNonce = new byte[32];
+    long challengeSentNanos;
+    boolean awaitingProof;
+
+    /** Leader side: this follower's progress per queue. */
+    final FollowerQueue[] progress;
+
+    PeerLink(int position, String id, ExclusivePublication publication, int queueCount) {
+        this.position = position;
+        this.id = id;
+        this.publication = publication;
+        this.progress = new FollowerQueue[queueCount];
+        for (int q = 0; q < queueCount; q++) {
+            progress[q] = new FollowerQueue();
+        }
+    }
+
+    /** Forgets the session (peer gone, term changed, new session): tailers closed, progress reset. */
+    void dropSession() {
+        established = false;
+        awaitingProof = false;
+        sessionMac = null;
+        sessionId = 0;
+        for (FollowerQueue f : progress) {
+            f.reset();
+        }
+    }
+
+    /** One follower's progress on one queue, as its leader tracks it. */
+    static final class FollowerQueue {
+        ReplicaStore.RawTailer tailer;
+        boolean streaming;
+        long durableIndex = -1;
+        QueueStatus.State state = QueueStatus.State.STOPPED;
+        /** A DATA frame built but refused by back-pressure: offered again before anything new is read. */
+        final ExpandableArrayBuffer pending = new ExpandableArrayBuffer(64 * 1024 + 1024);
+        int pendingLength;
+        /** The last index put in a frame for this follower. */
+        long sentIndex = -1;
+
+        void reset() {
+            if (tailer != null) {
+                tailer.close();
+                tailer = null;
+            }
+            streaming = false;
+            pendingLength = 0;
+            sentIndex = -1;
+            if (state != QueueStatus.State.BEHIND_RETENTION) {
+                state = QueueStatus.State.STOPPED;
+            }
+        }
+    }
+}

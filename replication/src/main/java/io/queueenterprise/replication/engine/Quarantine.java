@@ -1,0 +1,171 @@
+package io.queueenterprise.replication.engine;
+
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.ReplicationException;
+import net.openhft.chronicle.queue.RollCycle;
+
+import java.io.DataOutputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Moves a replica's divergent excerpts (those after the last index it shares with its new leader: written under a
+ * term the leader's history does not continue, never acknowledged by a quorum) aside, for forensics: never served,
+ * never silently deleted.
+ *
+ * <p>Chronicle cannot cut a cycle file at an index, so the queue is rebuilt: (1) the divergent raw excerpts are
+ * written to {@code <queue>/quarantine/<time>/divergent-excerpts.bin} (i64 index, i32 length, bytes; still sealed)
+ * with a summary, and every original file is copied to {@code .../original/}; (2) a new queue is built beside the
+ * old one with the excerpts up to the shared index written at the same indexes, plus the descriptor, role and term
+ * files; (3) the directories are swapped by renames. Cost: a copy of the whole queue, once per divergence (a
+ * failover with unreplicated writes), not on any steady path. A crash mid-way leaves {@code .<name>.old-*} or
+ * {@code .<name>.rebuild-*} beside the queue; {@link #recoverInterruptedRebuild} puts the original back at start.
+ * Library processes that have the directory open must reopen it.
+ */
+final class Quarantine {
+    private static final System.Logger LOG = System.getLogger(Quarantine.class.getName());
+    static final String DIR_NAME = "quarantine";
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
+    private static final List<String> KEPT_FILES = List.of("queue-enterprise.properties", "queue-enterprise.role", TermHistory.FILE_NAME);
+
+    private Quarantine() {
+    }
+
+    /** Truncates the queue of {@code store} after {@code sharedEnd} (-1: everything); returns the reopened store. */
+    static ReplicaStore truncateAfter(ReplicaStore store, String queueName, long sharedEnd) {
+        Path dir = store.path();
+        RollCycle rollCycle = store.rollCycle();
+        byte[] descriptorBytes = store.descriptorBytes();
+        String stamp = STAMP.format(Instant.now());
+        Path target = dir.resolve(DIR_NAME).resolve(stamp);
+        Path parent = dir.getParent();
+        Path rebuild = parent.resolve("." + dir.getFileName() + ".rebuild-" + stamp);
+        Path old = parent.resolve("." + dir.getFileName() + ".old-" + stamp);
+        long moved = 0;
+        long firstMoved = -1;
+        long lastMoved = -1;
+        try {
+            Files.createDirectories(target);
+            // 1. the divergent excerpts, raw, and the original files
+            try (ReplicaStore.RawTailer tailer = store.rawTailer();
+                 DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+                         Files.newOutputStream(target.resolve("divergent-excerpts.bin"))))) {
+                if (sharedEnd < 0 || !tailer.moveAfter(sharedEnd)) {
+                    tailer.toStart();
+                }
+                int n;
+                while ((n = tailer.next()) >= 0) {
+                    if (tailer.index() <= sharedEnd) {
+                        continue;
+                    }
+                    out.writeLong(tailer.index());
+                    out.writeInt(n);
+                    out.write(tailer.bytes(), 0, n);
+                    moved++;
+                    if (firstMoved < 0) {
+                        firstMoved = tailer.index();
+                    }
+                    lastMoved = tailer.index();
+                }
+            }
+            store.close();
+            copyOriginals(dir, target.resolve("original"));
+            Files.writeString(target.resolve("README.txt"), "Excerpts of queue '" + queueName + "' after index 0x"
+                    + Long.toHexString(sharedEnd) + ", the last one this replica shared with its new leader.\n"
+                    + "They were never acknowledged by a quorum and are not served. " + moved + " excerpts, 0x"
+                    + Long.toHexString(firstMoved) + " .. 0x" + Long.toHexString(lastMoved) + ".\n"
+                    + "divergent-excerpts.bin: per excerpt i64 index, i32 length, the stored (sealed) bytes; big-endian.\n"
+                    + "original/: the queue's files as they were before the rebuild.\n", StandardCharsets.UTF_8);
+
+            // 2. the rebuilt queue: the shared excerpts at the same indexes
+            try (ReplicaStore source = ReplicaStore.open(dir, rollCycle);
+                 ReplicaStore copy = ReplicaStore.open(rebuild, rollCycle);
+                 ReplicaStore.RawTailer tailer = source.rawTailer()) {
+                if (descriptorBytes != null) {
+                    copy.installDescriptor(descriptorBytes);
+                }
+                tailer.toStart();
+                int n;
+                while (sharedEnd >= 0 && (n = tailer.next()) >= 0 && tailer.index() <= sharedEnd) {
+                    copy.writeAt(tailer.index(), tailer.bytes(), 0, n);
+                }
+            }
+            for (String name : KEPT_FILES) {
+                if (!name.equals("queue-enterprise.properties") && Files.exists(dir.resolve(name))) {
+                    Files.copy(dir.resolve(name), rebuild.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            // 3. swap: earlier quarantines move along, then the directories change places
+            Files.move(dir.resolve(DIR_NAME), rebuild.resolve(DIR_NAME));
+            Files.move(dir, old);
+            Files.move(rebuild, dir);
+            DurableFiles.forceDirectory(parent);
+            deleteTree(old); // its files were copied into quarantine/<time>/original first
+        } catch (IOException | RuntimeException e) {
+            throw new ReplicationException("queue '" + queueName + "': cannot quarantine the excerpts after 0x"
+                    + Long.toHexString(sharedEnd) + " in " + dir + ": " + e, e);
+        }
+        LOG.log(System.Logger.Level.WARNING, "queue '" + queueName + "': " + moved + " divergent excerpts after 0x"
+                + Long.toHexString(sharedEnd) + " moved to " + target);
+        return ReplicaStore.open(dir, rollCycle);
+    }
+
+    /** At start: a rebuild interrupted by a crash is undone (the original put back) or finished. */
+    static void recoverInterruptedRebuild(Path dir) {
+        Path parent = dir.toAbsolutePath().getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            return;
+        }
+        String prefix = "." + dir.getFileName();
+        try (Stream<Path> siblings = Files.list(parent)) {
+            for (Path p : siblings.toList()) {
+                String name = p.getFileName().toString();
+                if (name.startsWith(prefix + ".old-")) {
+                    if (!Files.exists(dir)) {
+                        Files.move(p, dir); // crashed between the two renames: the original is intact
+                    } else {
+                        deleteTree(p); // crashed after the swap: the original is in quarantine/<time>/original
+                    }
+                } else if (name.startsWith(prefix + ".rebuild-")) {
+                    if (Files.exists(p.resolve(DIR_NAME)) && !Files.exists(dir.resolve(DIR_NAME))) {
+                        Files.move(p.resolve(DIR_NAME), dir.resolve(DIR_NAME));
+                    }
+                    deleteTree(p); // an unfinished copy; the next HELLO redoes the truncation
+                }
+            }
+        } catch (IOException e) {
+            throw new ReplicationException("cannot recover an interrupted quarantine beside " + dir + ": " + e, e);
+        }
+    }
+
+    private static void copyOriginals(Path dir, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                if (Files.isRegularFile(f) && !f.getFileName().toString().endsWith(".lock")) {
+                    Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.queueenterprise.replication.engine;
+
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.config.NodeConfig;
+import org.HdrHistogram.Recorder;
+
+/** One hosted queue on this node: its store, term history and replication state. Duty-cycle thread only. */
+final class QueueReplica {
+    /** Excerpts whose first sighting on the leader is remembered for ack latency and lag in ns. */
+    private static final int SEEN_RING = 1 << 16;
+
+    final NodeConfig.QueueSpec spec;
+    final int position;
+    ReplicaStore store;
+    TermHistory history;
+    /** Leader: the last index its own tail has seen; follower: the last index written here. -1: empty. */
+    long lastIndex = -1;
+    QueueStatus.State state = QueueStatus.State.STOPPED;
+    String stateDetail = "";
+    long bytesReplicated;
+    long quorumIndex = -1;
+    /** Follower: the leader's last index as last reported (heartbeat), to tell CATCHING_UP from LIVE. */
+    long leaderLastIndex = -1;
+    /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
+    boolean synced;
+    /** Leader: its own tail, which finds what the library appended (for quorum with one replica, lag, ack latency). */
+    ReplicaStore.RawTailer selfTail;
+    /** Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. */
+    final Recorder ackLatency = new Recorder(3);
+
+    private final long[] seenIndex = new long[SEEN_RING];
+    private final long[] seenNanos = new long[SEEN_RING];
+    private long seenHead;
+    private long seenTail;
+
+    QueueReplica(NodeConfig.QueueSpec spec, int position) {
+        this.spec = spec;
+        this.position = position;
+    }
+
+    /** Remembers when the leader first saw {@code index} (its own tail found it; close to the append). */
+    void seen(long index, long nanos) {
+        if (seenHead - seenTail == SEEN_RING) {
+            seenTail++; // forget the oldest: its latency is not recorded rather than recorded wrong
+        }
+        int slot = (int) (seenHead++ & (SEEN_RING - 1));
+        seenIndex[slot] = index;
+        seenNanos[slot] = nanos;
+    }
+
+    /** The quorum index moved to {@code quorum}: records the latency of every remembered excerpt it now covers. */
+    void quorumReached(long quorum, long nanos, boolean record) {
+        while (seenTail < seenHead) {
+            int slot = (int) (seenTail & (SEEN_RING - 1));
+            if (seenIndex[slot] > quorum) {
+                break;
+            }
+            if (record) {
+                ackLatency.recordValue(Math.max(0, nanos - seenNanos[slot]));
+            }
+            seenTail++;
+        }
+    }
+
+    /** Age of the oldest remembered excerpt after {@code durable}; 0 when none. */
+    long lagNanos(long durable, long nanos) {
+        for (long i = seenTail; i < seenHead; i++) {
+            int slot = (int) (i & (SEEN_RING - 1));
+            if (seenIndex[slot] > durable) {
+                return nanos - seenNanos[slot];
+            }
+        }
+        return 0;
+    }
+
+    void forgetSeen() {
+        seenTail = seenHead;
+    }
+}

@@ -1,0 +1,1105 @@
+package io.queueenterprise.replication.engine;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.FragmentAssembler;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.Header;
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.NodeStatus;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.ReplicationException;
+import io.queueenterprise.replication.StaleTermException;
+import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.SessionCrypto;
+import io.queueenterprise.replication.wire.AckBody;
+import io.queueenterprise.replication.wire.DataBody;
+import io.queueenterprise.replication.wire.DescriptorBody;
+import io.queueenterprise.replication.wire.Frame;
+import io.queueenterprise.replication.wire.FrameEncoder;
+import io.queueenterprise.replication.wire.FrameType;
+import io.queueenterprise.replication.wire.HandshakeBody;
+import io.queueenterprise.replication.wire.HeartbeatBody;
+import io.queueenterprise.replication.wire.HelloBody;
+import io.queueenterprise.replication.wire.MalformedFrameException;
+import io.queueenterprise.replication.wire.RefusalBody;
+import io.queueenterprise.replication.wire.RefusalReason;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The node's one duty cycle: drives the embedded media driver (INVOKER mode) and the Aeron client conductor, takes
+ * frames, ships excerpts (leader) or stores them (follower), acks, heartbeats, and runs the admin commands handed
+ * over by other threads. Everything it owns is touched by this thread only.
+ *
+ * <p>Who may speak: every frame is MACed; handshake frames under a key derived from the peer credential, all later
+ * frames under a per-session key derived from both sides' nonces. A frame is checked in this order, and dropped
+ * and counted at the first failure: decodable header, known peer, MAC (handshake or session key), session id,
+ * increasing sequence, term equal to this node's (lower: refused as stale; higher: refused, since only the admin
+ * endpoint moves terms), then a decodable body. DATA batches are MACed too: one HMAC per batch of up to 64 KiB
+ * costs about a microsecond plus ~1 ns/byte here, and without it anyone who can send UDP to the port could make a
+ * follower store arbitrary bytes at an index (a plain queue cannot detect that at all, an encrypted one only when a
+ * reader fails); the batch amortises the cost over its excerpts.
+ */
+public final class ReplicationAgent implements Agent {
+    private static final System.Logger LOG = System.getLogger(ReplicationAgent.class.getName());
+    public static final int STREAM_ID = 0x5145; // "QE"
+    static final int MAX_BATCH_BYTES = 64 * 1024;
+    static final long HEARTBEAT_NANOS = 100_000_000L;
+    static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
+    static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
+    /** Excerpts a leader's own tail takes per duty cycle and queue, so one busy queue cannot starve the rest. */
+    static final int SELF_TAIL_PER_CYCLE = 4096;
+
+    private final NodeConfig config;
+    private final int self;
+    private final PeerCredential credential;
+    private final SessionCrypto.FrameMac handshakeMac;
+    private final SecureRandom random = new SecureRandom();
+    private final NodeStateFile stateFile;
+    private final DropCounters drops = new DropCounters();
+    private final ManyToOneConcurrentArrayQueue<Command> commands = new ManyToOneConcurrentArrayQueue<>(64);
+    private final Path aeronDirectory;
+
+    private MediaDriver driver;
+    private Aeron aeron;
+    private AgentInvoker driverInvoker;
+    private AgentInvoker clientInvoker;
+    private Subscription subscription;
+    private FragmentAssembler assembler;
+    private PeerLink[] peers;
+    private QueueReplica[] queues;
+
+    private long term;
+    private NodeStatus.Role role = NodeStatus.Role.STANDBY;
+    private int leader = -1;
+
+    private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(64 * 1024);
+    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
+    private final Frame frame = new Frame();
+    private final FrameEncoder encoder = new FrameEncoder();
+    private final HandshakeBody handshake = new HandshakeBody();
+    private final HelloBody hello = new HelloBody();
+    private final DescriptorBody descriptor = new DescriptorBody();
+    private final DataBody data = new DataBody();
+    private final AckBody ack = new AckBody();
+    private final HeartbeatBody heartbeat = new HeartbeatBody();
+    private final RefusalBody refusal = new RefusalBody();
+    private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
+    private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
+    private final long[] votes;
+    private volatile NodeStatus lastStatus;
+    private volatile boolean closed;
+
+    public ReplicationAgent(NodeConfig config, PeerCredential credential, Path aeronDirectory) {
+        this.config = config;
+        this.credential = credential;
+        this.handshakeMac = SessionCrypto.handshakeMac(credential);
+        this.aeronDirectory = aeronDirectory;
+        int me = -1;
+        for (int i = 0; i < config.peers().size(); i++) {
+            if (config.peers().get(i).id().equals(config.nodeId())) {
+                me = i;
+            }
+        }
+        if (me < 0) {
+            throw new ReplicationException("nodeId " + config.nodeId() + " is not among the peers " + config.peers());
+        }
+        this.self = me;
+        this.stateFile = new NodeStateFile(config.dataDirectory());
+        this.votes = new long[config.peers().size()];
+    }
+
+    @Override
+    public String roleName() {
+        return "qe-replication-" + config.nodeId();
+    }
+
+    public DropCounters drops() {
+        return drops;
+    }
+
+    // ------------------------------------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void onStart() {
+        MediaDriver.Context driverContext = new MediaDriver.Context()
+                .aeronDirectoryName(aeronDirectory.toString())
+                .threadingMode(ThreadingMode.INVOKER)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                .termBufferSparseFile(true)
+                .publicationTermBufferLength(8 * 1024 * 1024)
+                .ipcTermBufferLength(1024 * 1024)
+                .warnIfDirectoryExists(false);
+        driver = MediaDriver.launch(driverContext);
+        driverInvoker = driver.sharedAgentInvoker();
+        aeron = Aeron.connect(new Aeron.Context()
+                .aeronDirectoryName(aeronDirectory.toString())
+                .useConductorAgentInvoker(true)
+                .driverAgentInvoker(driverInvoker));
+        clientInvoker = aeron.conductorAgentInvoker();
+
+        NodeConfig.Peer me = config.peers().get(self);
+        subscription = aeron.addSubscription(channel(me), STREAM_ID);
+        assembler = new FragmentAssembler(this::onFragment);
+        peers = new PeerLink[config.peers().size()];
+        for (int i = 0; i < peers.length; i++) {
+            if (i != self) {
+                ExclusivePublication publication = aeron.addExclusivePublication(channel(config.peers().get(i)), STREAM_ID);
+                peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
+            }
+        }
+        queues = new QueueReplica[config.queues().size()];
+        for (int q = 0; q < queues.length; q++) {
+            queues[q] = openQueue(config.queues().get(q), q);
+        }
+        NodeStateFile.State persisted = stateFile.read();
+        term = persisted.term();
+        switch (persisted.role()) {
+            case LEADER -> becomeLeader();
+            case FOLLOWER -> becomeFollower(peerPosition(persisted.leader()));
+            case FENCED -> stopServing(NodeStatus.Role.FENCED);
+            default -> stopServing(NodeStatus.Role.STANDBY);
+        }
+        lastStatus = buildStatus();
+    }
+
+    private static String channel(NodeConfig.Peer peer) {
+        return "aeron:udp?endpoint=" + peer.host() + ":" + peer.replicationPort();
+    }
+
+    private QueueReplica openQueue(NodeConfig.QueueSpec spec, int position) {
+        QueueReplica queue = new QueueReplica(spec, position);
+        Path dir = config.dataDirectory().resolve(spec.name());
+        Quarantine.recoverInterruptedRebuild(dir);
+        queue.store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
+        queue.store.recordAckMode(ackModeMark(spec.ackMode()));
+        queue.history = TermHistory.load(dir);
+        queue.lastIndex = queue.store.lastIndex();
+        return queue;
+    }
+
+    private static long ackModeMark(AckMode mode) {
+        return switch (mode) {
+            case ASYNC -> ReplicaStore.ACK_ASYNC;
+            case REPLICATED_READS -> ReplicaStore.ACK_REPLICATED_READS;
+            case QUORUM -> ReplicaStore.ACK_QUORUM;
+        };
+    }
+
+    @Override
+    public void onClose() {
+        lastStatus = buildStatus();
+        closed = true;
+        Command c;
+        while ((c = commands.poll()) != null) {
+            c.result.completeExceptionally(new ReplicationException("node " + config.nodeId() + " is closed"));
+        }
+        if (queues != null) {
+            for (QueueReplica q : queues) {
+                if (q != null) {
+                    closeTails(q);
+                    if (role == NodeStatus.Role.LEADER) {
+                        // A leader that stops no longer takes appends: nothing is written that no one ships.
+                        q.store.publishWritableTerm(-1);
+                    }
+                    q.store.close();
+                }
+            }
+        }
+        if (peers != null) {
+            for (PeerLink p : peers) {
+                if (p != null) {
+                    p.dropSession();
+                }
+            }
+        }
+        if (aeron != null) {
+            aeron.close();
+        }
+        if (driver != null) {
+            driver.close();
+        }
+    }
+
+    private void closeTails(QueueReplica q) {
+        if (q.selfTail != null) {
+            q.selfTail.close();
+            q.selfTail = null;
+        }
+        if (peers != null) {
+            for (PeerLink p : peers) {
+                if (p != null) {
+                    p.progress[q.position].reset();
+                }
+            }
+        }
+    }
+
+    @Override
+    public int doWork() {
+        int work = driverInvoker.invoke();
+        work += clientInvoker.invoke();
+        work += runCommands();
+        work += subscription.poll(assembler, 64);
+        long now = System.nanoTime();
+        if (role == NodeStatus.Role.LEADER) {
+            work += leaderWork(now);
+        } else if (role == NodeStatus.Role.FOLLOWER) {
+            work += followerWork(now);
+        }
+        work += heartbeats(now);
+        return work;
+    }
+
+    // ------------------------------------------------------------------------------------------------ commands
+
+    /** An admin request, run on the duty-cycle thread. */
+    private record Command(Function<ReplicationAgent, Object> action, CompletableFuture<Object> result) {
+    }
+
+    /** Runs {@code action} on the duty-cycle thread and returns its result (exceptions are rethrown here). */
+    public <T> CompletableFuture<T> submit(Function<ReplicationAgent, T> action) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        if (closed || !commands.offer(new Command(a -> action.apply(a), result))) {
+            result.completeExceptionally(new ReplicationException(closed ? "node " + config.nodeId() + " is closed"
+                    : "node " + config.nodeId() + " is busy: too many admin requests in flight"));
+        }
+        @SuppressWarnings("unchecked")
+        CompletableFuture<T> typed = (CompletableFuture<T>) (CompletableFuture<?>) result;
+        return typed;
+    }
+
+    private int runCommands() {
+        int n = 0;
+        Command c;
+        while ((c = commands.poll()) != null) {
+            n++;
+            try {
+                c.result.complete(c.action.apply(this));
+            } catch (RuntimeException e) {
+                c.result.completeExceptionally(e);
+            }
+        }
+        return n;
+    }
+
+    /** Promote: see {@link io.queueenterprise.replication.NodeControl#promote}. Duty-cycle thread. */
+    public NodeStatus promote(long newTerm) {
+        if (newTerm <= term) {
+            throw new StaleTermException("promote", newTerm, term);
+        }
+        stateFile.write(new NodeStateFile.State(newTerm, NodeStatus.Role.LEADER, config.nodeId()));
+        term = newTerm;
+        becomeLeader();
+        return buildStatus();
+    }
+
+    public NodeStatus follow(String leaderId, long newTerm) {
+        int position = peerPosition(leaderId);
+        if (position < 0 || position == self) {
+            throw new IllegalArgumentException("UNKNOWN_PEER: '" + leaderId + "' is not another peer of this cluster "
+                    + config.peers().stream().map(NodeConfig.Peer::id).toList());
+        }
+        if (newTerm < term) {
+            throw new StaleTermException("follow " + leaderId, newTerm, term);
+        }
+        if (newTerm == term) {
+            if (role == NodeStatus.Role.FOLLOWER && leader == position) {
+                return buildStatus(); // already following this leader at this term
+            }
+            if (role == NodeStatus.Role.LEADER || leader >= 0) {
+                // Term T has one leader: this node leads it, or follows another leader in it.
+                throw new StaleTermException("follow " + leaderId + " (term " + term + " has leader "
+                        + config.peers().get(leader).id() + ")", newTerm, term);
+            }
+        }
+        stateFile.write(new NodeStateFile.State(newTerm, NodeStatus.Role.FOLLOWER, leaderId));
+        term = newTerm;
+        becomeFollower(position);
+        return buildStatus();
+    }
+
+    public NodeStatus fence(long newTerm) {
+        if (newTerm < term) {
+            throw new StaleTermException("fence", newTerm, term);
+        }
+        stateFile.write(new NodeStateFile.State(newTerm, NodeStatus.Role.FENCED, null));
+        term = newTerm;
+        stopServing(NodeStatus.Role.FENCED);
+        return buildStatus();
+    }
+
+    private int peerPosition(String id) {
+        for (int i = 0; i < config.peers().size(); i++) {
+            if (config.peers().get(i).id().equals(id)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void dropAllSessions() {
+        for (PeerLink p : peers) {
+            if (p != null) {
+                p.dropSession();
+                for (PeerLink.FollowerQueue f : p.progress) {
+                    f.state = QueueStatus.State.STOPPED;
+                    f.durableIndex = -1;
+                }
+            }
+        }
+    }
+
+    private void becomeLeader() {
+        dropAllSessions();
+        role = NodeStatus.Role.LEADER;
+        leader = self;
+        long now = System.nanoTime();
+        for (QueueReplica q : queues) {
+            closeTails(q);
+            long last = q.store.lastIndex();
+            q.lastIndex = last;
+            q.history.append(term, last); // fsynced before the queue takes appends under this term
+            q.store.recordLeader(q.spec.name(), term);
+            q.selfTail = q.store.rawTailer();
+            if (last >= 0 && !q.selfTail.moveAfter(last)) {
+                q.selfTail.toStart();
+            }
+            q.forgetSeen();
+            q.state = QueueStatus.State.LIVE;
+            q.stateDetail = "";
+            q.synced = false;
+            updateQuorum(q, now);
+            q.store.publishWritableTerm(term);
+        }
+    }
+
+    private void becomeFollower(int leaderPosition) {
+        dropAllSessions();
+        role = NodeStatus.Role.FOLLOWER;
+        leader = leaderPosition;
+        for (QueueReplica q : queues) {
+            q.store.publishWritableTerm(-1); // before anything else: no library appender writes here from now on
+            q.store.recordReplica();
+            closeTails(q);
+            q.lastIndex = q.store.lastIndex();
+            q.synced = false;
+            q.leaderLastIndex = -1;
+            if (q.state != QueueStatus.State.BEHIND_RETENTION) {
+                q.state = QueueStatus.State.CATCHING_UP;
+            }
+        }
+        peers[leaderPosition].challengeSentNanos = System.nanoTime() - CHALLENGE_RETRY_NANOS;
+    }
+
+    private void stopServing(NodeStatus.Role newRole) {
+        for (QueueReplica q : queues) {
+            q.store.publishWritableTerm(-1);
+            if (newRole == NodeStatus.Role.FENCED) {
+                q.store.recordReplica();
+            }
+            closeTails(q);
+            q.state = QueueStatus.State.STOPPED;
+            q.synced = false;
+        }
+        dropAllSessions();
+        role = newRole;
+        leader = -1;
+    }
+
+    // ------------------------------------------------------------------------------------------------ status
+
+    /** Called on the duty-cycle thread; from others use {@link #status()}. */
+    public NodeStatus buildStatus() {
+        long now = System.nanoTime();
+        List<QueueStatus> list = new ArrayList<>();
+        for (QueueReplica q : queues) {
+            List<QueueStatus.PeerProgress> progress = new ArrayList<>();
+            if (role == NodeStatus.Role.LEADER) {
+                for (PeerLink p : peers) {
+                    if (p != null) {
+                        PeerLink.FollowerQueue f = p.progress[q.position];
+                        long lag = q.lastIndex < 0 ? 0 : Math.max(0, excerptsBetween(q, f.durableIndex, q.lastIndex));
+                        progress.add(new QueueStatus.PeerProgress(p.id, p.established, f.durableIndex, lag,
+                                q.lagNanos(f.durableIndex, now), f.state));
+                    }
+                }
+            }
+            long durable = q.lastIndex;
+            list.add(new QueueStatus(q.spec.name(), q.state, q.lastIndex, durable, q.quorumIndex, q.store.firstIndex(),
+                    progress, q.bytesReplicated, drops.total()));
+        }
+        NodeStatus status = new NodeStatus(config.nodeId(), role, term, leader < 0 ? null : config.peers().get(leader).id(), list);
+        lastStatus = status;
+        return status;
+    }
+
+    /** Excerpts after {@code from} up to {@code to}, counted within cycles (an estimate across a cycle change). */
+    private static long excerptsBetween(QueueReplica q, long from, long to) {
+        if (to <= from) {
+            return 0;
+        }
+        if (from < 0) {
+            return q.store.rollCycle().toSequenceNumber(to) + 1;
+        }
+        var rc = q.store.rollCycle();
+        if (rc.toCycle(from) == rc.toCycle(to)) {
+            return rc.toSequenceNumber(to) - rc.toSequenceNumber(from);
+        }
+        return rc.toSequenceNumber(to) + 1;
+    }
+
+    /** The status as of the last duty cycle that built one (after close: the final one). */
+    public NodeStatus lastStatus() {
+        return lastStatus;
+    }
+
+    public org.HdrHistogram.Histogram ackLatencySinceLastCall(String queue) {
+        for (QueueReplica q : queues == null ? new QueueReplica[0] : queues) {
+            if (q.spec.name().equals(queue)) {
+                return q.ackLatency.getIntervalHistogram();
+            }
+        }
+        throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
+    }
+
+    // ------------------------------------------------------------------------------------------------ leader
+
+    private int leaderWork(long now) {
+        int work = 0;
+        for (QueueReplica q : queues) {
+            work += tailSelf(q, now);
+            for (PeerLink p : peers) {
+                if (p != null && p.established) {
+                    work += ship(p, q);
+                }
+            }
+            updateQuorum(q, now);
+        }
+        return work;
+    }
+
+    /** The leader's own tail: finds what the library appended (last index, first-sighting times). */
+    private int tailSelf(QueueReplica q, long now) {
+        if (q.selfTail == null) {
+            return 0;
+        }
+        int n = 0;
+        long index;
+        while (n < SELF_TAIL_PER_CYCLE && (index = q.selfTail.skipNext()) >= 0) {
+            q.lastIndex = index;
+            q.seen(index, now);
+            n++;
+        }
+        return n;
+    }
+
+    /** Sends the next DATA batch of {@code q} to follower {@code p}; back-pressure keeps the frame for the next cycle. */
+    private int ship(PeerLink p, QueueReplica q) {
+        PeerLink.FollowerQueue f = p.progress[q.position];
+        if (!f.streaming) {
+            return 0;
+        }
+        if (f.pendingLength == 0) {
+            buildBatch(p, q, f);
+            if (f.pendingLength == 0) {
+                return 0;
+            }
+        }
+        long result = p.publication.offer(f.pending, 0, f.pendingLength);
+        if (result > 0) {
+            f.pendingLength = 0;
+            return 1;
+        }
+        if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
+            p.dropSession(); // the follower is gone; it re-handshakes and HELLO tells where it stands
+        } else if (result == Publication.MAX_POSITION_EXCEEDED) {
+            LOG.log(System.Logger.Level.ERROR, "publication to " + p.id + " reached its maximum position; dropping the session");
+            p.dropSession();
+        }
+        return 0; // BACK_PRESSURED or ADMIN_ACTION: the same frame goes next cycle
+    }
+
+    private void buildBatch(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
+        ReplicaStore.RawTailer tailer = f.tailer;
+        int maxMessage = p.publication.maxMessageLength();
+        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, ++p.txSequence)
+                .u16(q.position).u16(0);
+        int countAt = encoder.position();
+        encoder.i32(0).i64(q.quorumIndex);
+        int count = 0;
+        int bytes = 0;
+        while (count < DataBody.MAX_COUNT) {
+            int length = tailer.next();
+            if (length < 0) {
+                break;
+            }
+            int needed = 12 + length;
+            if (count > 0 && bytes + needed > MAX_BATCH_BYTES) {
+                tailer.unread();
+                break;
+            }
+            if (Frame.HEADER_LENGTH + 16 + needed + Frame.MAC_LENGTH > maxMessage) {
+                tailer.unread();
+                q.state = QueueStatus.State.CORRUPTED;
+                q.stateDetail = "excerpt 0x" + Long.toHexString(tailer.index()) + " of " + length
+                        + " bytes exceeds the replication message limit " + maxMessage + "; replication of this queue stopped";
+                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
+                f.streaming = false;
+                break;
+            }
+            encoder.i64(tailer.index()).i32(length).bytes(tailer.bytes(), 0, length);
+            bytes += needed;
+            count++;
+            f.sentIndex = tailer.index();
+        }
+        if (count == 0) {
+            p.txSequence--; // nothing sent: the sequence number is not used
+            f.pendingLength = 0;
+            return;
+        }
+        encoder.putI32At(countAt, count);
+        int length = encoder.finish();
+        p.sessionMac.sign(f.pending, 0, length);
+        f.pendingLength = length;
+        q.bytesReplicated += bytes;
+    }
+
+    /** The highest index a majority holds (the leader counts as holding all it has): published for the library. */
+    private void updateQuorum(QueueReplica q, long now) {
+        int n = config.peers().size();
+        int v = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == self) {
+                votes[v++] = q.lastIndex;
+            } else {
+                PeerLink.FollowerQueue f = peers[i].progress[q.position];
+                votes[v++] = Math.min(f.durableIndex, q.lastIndex);
+            }
+        }
+        java.util.Arrays.sort(votes, 0, v);
+        long quorum = votes[v - (n / 2 + 1)]; // the (majority)-th highest
+        if (quorum > q.quorumIndex) {
+            q.quorumIndex = quorum;
+            q.store.publishQuorumIndex(quorum);
+            q.quorumReached(quorum, now, q.spec.ackMode() == AckMode.QUORUM);
+        }
+    }
+
+    private void onHello(PeerLink p) {
+        if (hello.queueCount() != queues.length) {
+            refuse(p, RefusalReason.QUEUE_MISMATCH, RefusalBody.NO_QUEUE, queues.length,
+                    "follower hosts " + hello.queueCount() + " queues, leader " + queues.length);
+            return;
+        }
+        for (int q = 0; q < queues.length; q++) {
+            if (!hello.queueName(q).equals(queues[q].spec.name())) {
+                refuse(p, RefusalReason.QUEUE_MISMATCH, q, 0, "queue " + q + " is '" + queues[q].spec.name()
+                        + "' on the leader, '" + hello.queueName(q) + "' on the follower");
+                return;
+            }
+        }
+        long now = System.nanoTime();
+        for (int q = 0; q < queues.length; q++) {
+            QueueReplica queue = queues[q];
+            tailSelf(queue, now);
+            while (tailSelf(queue, now) == SELF_TAIL_PER_CYCLE) {
+                // catch the own tail up fully: the shared end is computed against the last index held
+            }
+            List<TermHistory.Entry> followerHistory = new ArrayList<>();
+            for (int i = 0; i < hello.termCount(q); i++) {
+                followerHistory.add(new TermHistory.Entry(hello.term(q, i), hello.previousLastIndex(q, i)));
+            }
+            long followerLast = hello.lastIndex(q);
+            long shared = followerLast < 0 ? -1
+                    : TermHistory.sharedEnd(queue.history.entries(), queue.lastIndex, followerHistory, followerLast);
+            PeerLink.FollowerQueue f = p.progress[q];
+            f.reset();
+            f.durableIndex = -1;
+            long first = queue.store.firstIndex();
+            ReplicaStore.RawTailer tailer = queue.store.rawTailer();
+            boolean positioned;
+            if (shared < 0) {
+                tailer.toStart();
+                positioned = true;
+            } else {
+                positioned = tailer.moveAfter(shared);
+            }
+            if (!positioned) {
+                tailer.close();
+                f.state = QueueStatus.State.BEHIND_RETENTION;
+                refuse(p, RefusalReason.BEHIND_RETENTION, q, first, "the follower needs the excerpt after 0x"
+                        + Long.toHexString(shared) + " but the leader's first index is 0x" + Long.toHexString(first));
+                continue;
+            }
+            f.tailer = tailer;
+            f.streaming = true;
+            f.state = QueueStatus.State.CATCHING_UP;
+            sendDescriptor(p, queue, shared, first);
+        }
+    }
+
+    private void sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
+        byte[] descriptorBytes = q.store.descriptorBytes();
+        List<TermHistory.Entry> entries = q.history.entries();
+        encoder.begin(tx, 0, FrameType.DESCRIPTOR, self, term, p.sessionId, ++p.txSequence)
+                .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());
+        for (TermHistory.Entry e : entries) {
+            encoder.i64(e.term()).i64(e.previousLastIndex());
+        }
+        if (descriptorBytes == null) {
+            encoder.i32(0);
+        } else {
+            encoder.i32(descriptorBytes.length).bytes(descriptorBytes, 0, descriptorBytes.length);
+        }
+        sendSession(p, encoder.finish());
+    }
+
+    private void onAck(PeerLink p) {
+        int q = ack.queue();
+        if (q >= queues.length) {
+            drops.increment(DropReason.UNEXPECTED);
+            return;
+        }
+        PeerLink.FollowerQueue f = p.progress[q];
+        if (ack.durableIndex() > f.durableIndex) {
+            f.durableIndex = ack.durableIndex();
+        }
+        f.state = ack.state();
+    }
+
+    // ------------------------------------------------------------------------------------------------ follower
+
+    private int followerWork(long now) {
+        PeerLink p = peers[leader];
+        if (p.established) {
+            if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
+                LOG.log(System.Logger.Level.INFO, config.nodeId() + ": no frame from leader " + p.id + " for "
+                        + SESSION_TIMEOUT_NANOS / 1_000_000 + " ms; reconnecting");
+                p.dropSession();
+                for (QueueReplica q : queues) {
+                    q.synced = false;
+                    if (q.state == QueueStatus.State.LIVE) {
+                        q.state = QueueStatus.State.CATCHING_UP;
+                    }
+                }
+            }
+            return 0;
+        }
+        if (now - p.challengeSentNanos >= CHALLENGE_RETRY_NANOS) {
+            p.challengeSentNanos = now;
+            p.pendingSessionId = random.nextLong() & Long.MAX_VALUE;
+            random.nextBytes(p.initiatorNonce);
+            encoder.begin(tx, 0, FrameType.CHALLENGE, self, term, p.pendingSessionId, 0)
+                    .bytes(p.initiatorNonce, 0, HandshakeBody.NONCE_LENGTH);
+            int length = encoder.finish();
+            handshakeMac.sign(tx, 0, length);
+            p.publication.offer(tx, 0, length); // lost or refused: retried after CHALLENGE_RETRY_NANOS
+            return 1;
+        }
+        return 0;
+    }
+
+    private void sendHello(PeerLink p) {
+        encoder.begin(tx, 0, FrameType.HELLO, self, term, p.sessionId, ++p.txSequence).u16(queues.length);
+        for (QueueReplica q : queues) {
+            encoder.shortString(q.spec.name()).i64(q.lastIndex).u16(q.history.entries().size());
+            for (TermHistory.Entry e : q.history.entries()) {
+                encoder.i64(e.term()).i64(e.previousLastIndex());
+            }
+        }
+        sendSession(p, encoder.finish());
+    }
+
+    private void onDescriptor(PeerLink p) {
+        int position = descriptor.queue();
+        if (position >= queues.length) {
+            drops.increment(DropReason.UNEXPECTED);
+            return;
+        }
+        QueueReplica q = queues[position];
+        long resumeAfter = descriptor.resumeAfter();
+        try {
+            if (q.lastIndex > resumeAfter) {
+                // Our excerpts after the shared index were never the leader's: moved aside, never served, never deleted.
+                q.store = Quarantine.truncateAfter(q.store, q.spec.name(), resumeAfter);
+                q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
+                q.store.publishWritableTerm(-1);
+                q.lastIndex = q.store.lastIndex();
+                if (q.lastIndex > resumeAfter) {
+                    throw new ReplicationException("after quarantine the last index is still 0x" + Long.toHexString(q.lastIndex));
+                }
+            }
+            byte[] bytes = descriptor.descriptor();
+            if (bytes != null && !java.util.Arrays.equals(bytes, q.store.descriptorBytes())) {
+                q.store.installDescriptor(bytes);
+            }
+            List<TermHistory.Entry> leaderHistory = new ArrayList<>();
+            for (int i = 0; i < descriptor.termCount(); i++) {
+                leaderHistory.add(new TermHistory.Entry(descriptor.term(i), descriptor.previousLastIndex(i)));
+            }
+            if (!leaderHistory.equals(q.history.entries())) {
+                q.history.replace(leaderHistory); // fsynced before any excerpt of these terms is stored
+            }
+            q.synced = true;
+            q.state = q.lastIndex >= q.leaderLastIndex && q.leaderLastIndex >= 0 ? QueueStatus.State.LIVE : QueueStatus.State.CATCHING_UP;
+            q.stateDetail = "";
+        } catch (RuntimeException e) {
+            q.state = QueueStatus.State.CORRUPTED;
+            q.stateDetail = "cannot take the leader's copy: " + e.getMessage();
+            LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail, e);
+            refuse(p, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
+            return;
+        }
+        sendAck(p, q);
+    }
+
+    private void onData(PeerLink p) {
+        int position = data.queue();
+        if (position >= queues.length || !queues[position].synced) {
+            drops.increment(DropReason.UNEXPECTED);
+            return;
+        }
+        QueueReplica q = queues[position];
+        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
+            return;
+        }
+        byte[] array = rx.byteArray();
+        while (data.next()) {
+            long index = data.index();
+            if (index <= q.lastIndex) {
+                continue; // already held (a batch resent after a reconnect)
+            }
+            if (!ReplicaStore.isNext(q.store.rollCycle(), q.lastIndex, index)) {
+                // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
+                LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": excerpt 0x" + Long.toHexString(index)
+                        + " does not follow 0x" + Long.toHexString(q.lastIndex) + "; resynchronising");
+                q.synced = false;
+                q.state = QueueStatus.State.CATCHING_UP;
+                sendHello(p);
+                break;
+            }
+            try {
+                q.store.writeAt(index, array, data.excerptOffset(), data.excerptLength());
+            } catch (RuntimeException | Error e) {
+                boolean full = isDiskFull(e);
+                q.state = full ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
+                q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
+                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
+                refuse(p, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
+                break;
+            }
+            q.lastIndex = index;
+            q.bytesReplicated += data.excerptLength();
+        }
+        long quorum = Math.min(data.quorumIndex(), q.lastIndex);
+        if (quorum > q.quorumIndex) {
+            q.quorumIndex = quorum;
+            q.store.publishQuorumIndex(quorum);
+        }
+        if (q.state == QueueStatus.State.CATCHING_UP && q.synced && q.lastIndex >= q.leaderLastIndex) {
+            q.state = QueueStatus.State.LIVE;
+        }
+        sendAck(p, q);
+    }
+
+    private static boolean isDiskFull(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (m.contains("No space left") || m.contains("ENOSPC") || m.contains("Disk quota")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void sendAck(PeerLink p, QueueReplica q) {
+        encoder.begin(tx, 0, FrameType.ACK, self, term, p.sessionId, ++p.txSequence)
+                .u16(q.position).u8(q.state.ordinal()).i64(q.lastIndex);
+        sendSession(p, encoder.finish());
+    }
+
+    // ------------------------------------------------------------------------------------------------ both
+
+    private int heartbeats(long now) {
+        int work = 0;
+        for (PeerLink p : peers) {
+            if (p != null && p.established && now - p.lastHeartbeatSentNanos >= HEARTBEAT_NANOS) {
+                p.lastHeartbeatSentNanos = now;
+                encoder.begin(tx, 0, FrameType.HEARTBEAT, self, term, p.sessionId, ++p.txSequence).i64(now);
+                if (role == NodeStatus.Role.LEADER) {
+                    encoder.u16(queues.length);
+                    for (QueueReplica q : queues) {
+                        encoder.i64(q.lastIndex).i64(q.quorumIndex);
+                    }
+                } else {
+                    encoder.u16(0);
+                }
+                sendSession(p, encoder.finish());
+                work++;
+            }
+            if (p != null && p.established && role == NodeStatus.Role.LEADER && now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
+                p.dropSession();
+            }
+        }
+        return work;
+    }
+
+    private void sendSession(PeerLink p, int length) {
+        p.sessionMac.sign(tx, 0, length);
+        offerControl(p, tx, length);
+    }
+
+    /**
+     * Control frames (acks, descriptors, heartbeats, refusals) are small and rare: a short retry under back-pressure;
+     * a frame still refused is lost, and the protocol recovers (acks and heartbeats repeat; a lost descriptor times
+     * out the session, which re-handshakes).
+     */
+    private void offerControl(PeerLink p, DirectBuffer buffer, int length) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            long result = p.publication.offer(buffer, 0, length);
+            if (result > 0 || result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
+                return;
+            }
+            driverInvoker.invoke();
+            clientInvoker.invoke();
+        }
+    }
+
+    private void refuse(PeerLink p, RefusalReason reason, int queue, long detail, String message) {
+        boolean session = p.established;
+        encoder.begin(tx, 0, FrameType.REFUSAL, self, term, session ? p.sessionId : frame.sessionId(),
+                session ? ++p.txSequence : 0).u16(reason.code).u16(queue).i64(detail).message(message);
+        int length = encoder.finish();
+        (session ? p.sessionMac : handshakeMac).sign(tx, 0, length);
+        offerControl(p, tx, length);
+    }
+
+    private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+        rx.putBytes(0, buffer, offset, length); // a heap copy: the MAC and the follower's write read it as an array
+        try {
+            frame.wrap(rx, 0, length);
+        } catch (MalformedFrameException e) {
+            drops.increment(DropReason.MALFORMED);
+            return;
+        }
+        int sender = frame.sender();
+        if (sender >= peers.length || sender == self) {
+            drops.increment(DropReason.UNKNOWN_PEER);
+            return;
+        }
+        PeerLink p = peers[sender];
+        FrameType type = frame.type();
+        boolean handshakeFrame = type == FrameType.CHALLENGE || type == FrameType.CHALLENGE_RESPONSE || type == FrameType.PROOF;
+        boolean refusalBeforeSession = type == FrameType.REFUSAL && !(p.established && frame.sessionId() == p.sessionId);
+        if (handshakeFrame || refusalBeforeSession) {
+            if (!handshakeMac.verify(frame)) {
+                drops.increment(DropReason.UNAUTHENTICATED);
+                return;
+            }
+        } else {
+            if (!p.established || frame.sessionId() != p.sessionId) {
+                drops.increment(DropReason.UNKNOWN_SESSION);
+                return;
+            }
+            if (!p.sessionMac.verify(frame)) {
+                drops.increment(DropReason.BAD_MAC);
+                return;
+            }
+            if (frame.sequence() <= p.rxSequence) {
+                drops.increment(DropReason.REPLAYED);
+                return;
+            }
+            p.rxSequence = frame.sequence();
+        }
+        if (frame.term() != term) {
+            if (frame.term() < term) {
+                drops.increment(DropReason.STALE_TERM);
+                if (type != FrameType.REFUSAL) {
+                    refuse(p, RefusalReason.STALE_TERM, RefusalBody.NO_QUEUE, term, "this node is at term " + term);
+                }
+            } else {
+                drops.increment(DropReason.TERM_AHEAD); // only the admin endpoint moves this node's term
+            }
+            return;
+        }
+        try {
+            dispatch(p, type);
+        } catch (MalformedFrameException e) {
+            drops.increment(DropReason.MALFORMED);
+        }
+    }
+
+    private void dispatch(PeerLink p, FrameType type) throws MalformedFrameException {
+        long now = System.nanoTime();
+        switch (type) {
+            case CHALLENGE -> {
+                handshake.wrap(frame);
+                if (role != NodeStatus.Role.LEADER) {
+                    refuse(p, RefusalReason.NOT_LEADER, RefusalBody.NO_QUEUE, term, config.nodeId() + " is " + role);
+                    return;
+                }
+                handshake.initiatorNonce(p.initiatorNonce);
+                random.nextBytes(p.responderNonce);
+                p.pendingSessionId = frame.sessionId();
+                p.awaitingProof = true;
+                byte[] proof = SessionCrypto.proof(credential, "responder", p.pendingSessionId, p.position, self, term,
+                        p.initiatorNonce, p.responderNonce);
+                encoder.begin(tx, 0, FrameType.CHALLENGE_RESPONSE, self, term, p.pendingSessionId, 0)
+                        .bytes(p.initiatorNonce, 0, 32).bytes(p.responderNonce, 0, 32).bytes(proof, 0, 32);
+                int length = encoder.finish();
+                handshakeMac.sign(tx, 0, length);
+                offerControl(p, tx, length);
+            }
+            case CHALLENGE_RESPONSE -> {
+                handshake.wrap(frame);
+                if (role != NodeStatus.Role.FOLLOWER || p.position != leader || frame.sessionId() != p.pendingSessionId) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                handshake.initiatorNonce(nonceScratch);
+                if (!java.util.Arrays.equals(nonceScratch, p.initiatorNonce)) {
+                    drops.increment(DropReason.UNAUTHENTICATED);
+                    return;
+                }
+                handshake.responderNonce(p.responderNonce);
+                handshake.proof(proofScratch);
+                byte[] expected = SessionCrypto.proof(credential, "responder", p.pendingSessionId, self, p.position, term,
+                        p.initiatorNonce, p.responderNonce);
+                if (!SessionCrypto.proofEquals(expected, proofScratch)) {
+                    drops.increment(DropReason.UNAUTHENTICATED);
+                    return;
+                }
+                byte[] proof = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, self, p.position, term,
+                        p.initiatorNonce, p.responderNonce);
+                encoder.begin(tx, 0, FrameType.PROOF, self, term, p.pendingSessionId, 0).bytes(proof, 0, 32);
+                int length = encoder.finish();
+                handshakeMac.sign(tx, 0, length);
+                offerControl(p, tx, length);
+                establish(p, self, p.position, now);
+                for (QueueReplica q : queues) {
+                    q.synced = false;
+                }
+                sendHello(p);
+            }
+            case PROOF -> {
+                handshake.wrap(frame);
+                if (role != NodeStatus.Role.LEADER || !p.awaitingProof || frame.sessionId() != p.pendingSessionId) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                handshake.proof(proofScratch);
+                byte[] expected = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, p.position, self, term,
+                        p.initiatorNonce, p.responderNonce);
+                if (!SessionCrypto.proofEquals(expected, proofScratch)) {
+                    drops.increment(DropReason.UNAUTHENTICATED);
+                    return;
+                }
+                p.dropSession();
+                establish(p, p.position, self, now);
+            }
+            case HELLO -> {
+                hello.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role != NodeStatus.Role.LEADER) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                onHello(p);
+            }
+            case DESCRIPTOR -> {
+                descriptor.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                onDescriptor(p);
+            }
+            case DATA -> {
+                data.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                onData(p);
+            }
+            case ACK -> {
+                ack.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role != NodeStatus.Role.LEADER) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                onAck(p);
+            }
+            case HEARTBEAT -> {
+                heartbeat.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role == NodeStatus.Role.FOLLOWER && p.position == leader) {
+                    for (int q = 0; q < Math.min(heartbeat.count(), queues.length); q++) {
+                        QueueReplica queue = queues[q];
+                        queue.leaderLastIndex = heartbeat.lastIndex(q);
+                        long quorum = Math.min(heartbeat.quorumIndex(q), queue.lastIndex);
+                        if (quorum > queue.quorumIndex) {
+                            queue.quorumIndex = quorum;
+                            queue.store.publishQuorumIndex(quorum);
+                        }
+                        if (queue.synced && queue.state == QueueStatus.State.CATCHING_UP && queue.lastIndex >= queue.leaderLastIndex) {
+                            queue.state = QueueStatus.State.LIVE;
+                        }
+                    }
+                }
+            }
+            case REFUSAL -> {
+                refusal.wrap(frame);
+                onRefusal(p);
+            }
+            default -> drops.increment(DropReason.UNEXPECTED);
+        }
+    }
+
+    private void establish(PeerLink p, int initiator, int responder, long now) {
+        p.sessionMac = SessionCrypto.sessionMac(credential, p.pendingSessionId, initiator, responder,
+                p.initiatorNonce, p.responderNonce);
+        p.sessionId = p.pendingSessionId;
+        p.established = true;
+        p.awaitingProof = false;
+        p.txSequence = 0;
+        p.rxSequence = 0;
+        p.lastHeardNanos = now;
+        p.lastHeartbeatSentNanos = 0;
+    }
+
+    private void onRefusal(PeerLink p) {
+        String message = refusal.message();
+        LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+        if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
+            return;
+        }
+        int q = refusal.queue();
+        if (refusal.reason() == RefusalReason.BEHIND_RETENTION && q < queues.length) {
+            queues[q].state = QueueStatus.State.BEHIND_RETENTION;
+            queues[q].stateDetail = message;
+            queues[q].synced = false;
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.queueenterprise.replication.session;
+
+import io.queueenterprise.replication.wire.Frame;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+
+/**
+ * The keys and MACs of the peer protocol, all from the peer credential with HKDF-SHA256 (RFC 5869) and HMAC-SHA256:
+ * <ul>
+ *   <li>handshake key = HKDF(credential, info "queue-enterprise/replication/v1/handshake"): MACs the three handshake
+ *       frames, so frames from anyone without the credential are dropped before any work;</li>
+ *   <li>proofs = HMAC(credential-derived proof key, role || session id || initiator || responder || term || both
+ *       nonces): each side proves the credential over the other's fresh nonce (no replay of an old handshake);</li>
+ *   <li>session key = HKDF(credential, salt = initiator nonce || responder nonce, info = ".../session" || session id ||
+ *       initiator || responder): MACs every later frame of that session (HMAC-SHA256, first 16 bytes).</li>
+ * </ul>
+ */
+public final class SessionCrypto {
+    private static final String ALGORITHM = "HmacSHA256";
+    private static final byte[] INFO_HANDSHAKE = "queue-enterprise/replication/v1/handshake".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] INFO_PROOF = "queue-enterprise/replication/v1/proof".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] INFO_SESSION = "queue-enterprise/replication/v1/session".getBytes(StandardCharsets.US_ASCII);
+
+    private SessionCrypto() {
+    }
+
+    /** A frame MAC under one key: reusable, for one thread. */
+    public static final class FrameMac {
+        private final Mac mac;
+        private final byte[] scratch = new byte[32];
+        private byte[] array = new byte[2048];
+
+        private FrameMac(byte[] key) {
+            try {
+                mac = Mac.getInstance(ALGORITHM);
+                mac.init(new SecretKeySpec(key, ALGORITHM));
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+            }
+        }
+
+        /** Fills the MAC trailer of the frame {@code [offset, offset + length)} in a heap-backed buffer. */
+        public void sign(MutableDirectBuffer buffer, int offset, int length) {
+            compute(buffer, offset, length - Frame.MAC_LENGTH);
+            buffer.putBytes(offset + length - Frame.MAC_LENGTH, scratch, 0, Frame.MAC_LENGTH);
+        }
+
+        /** Whether the frame's trailer is the MAC of the rest, compared in constant time. */
+        public boolean verify(Frame frame) {
+            compute(frame.buffer(), frame.offset(), frame.length() - Frame.MAC_LENGTH);
+            int diff = 0;
+            DirectBuffer b = frame.buffer();
+            int at = frame.macOffset();
+            for (int i = 0; i < Frame.MAC_LENGTH; i++) {
+                diff |= scratch[i] ^ b.getByte(at + i);
+            }
+            return diff == 0;
+        }
+
+        private void compute(DirectBuffer buffer, int offset, int length) {
+            byte[] backing = buffer.byteArray();
+            if (backing != null) {
+                mac.update(backing, (int) (buffer.addressOffset() - org.agrona.BufferUtil.ARRAY_BASE_OFFSET) + offset, length);
+            } else {
+                if (array.length < length) {
+                    array = new byte[Math.max(length, array.length * 2)];
+                }
+                buffer.getBytes(offset, array, 0, length);
+                mac.update(array, 0, length);
+            }
+            try {
+                mac.doFinal(scratch, 0); // the JDK allocates a 32-byte result inside: one per frame, not per excerpt
+            } catch (javax.crypto.ShortBufferException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    public static FrameMac handshakeMac(PeerCredential credential) {
+        return new FrameMac(hkdf(credential.secret(), new byte[32], INFO_HANDSHAKE, 32));
+    }
+
+    public static FrameMac sessionMac(PeerCredential credential, long sessionId, int initiator, int responder,
+                                      byte[] initiatorNonce, byte[] responderNonce) {
+        byte[] salt = concat(initiatorNonce, responderNonce);
+        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 12).order(ByteOrder.LITTLE_ENDIAN)
+                .put(INFO_SESSION).putLong(sessionId).putShort((short) initiator).putShort((short) responder).array();
+        return new FrameMac(hkdf(credential.secret(), salt, info, 32));
+    }
+
+    /** The proof a side gives ("initiator" or "responder") over both nonces and the session's identity. */
+    public static byte[] proof(PeerCredential credential, String role, long sessionId, int initiator, int responder,
+                               long term, byte[] initiatorNonce, byte[] responderNonce) {
+        byte[] proofKey = hkdf(credential.secret(), new byte[32], INFO_PROOF, 32);
+        byte[] r = role.getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer input = ByteBuffer.allocate(1 + r.length + 8 + 4 + 8 + initiatorNonce.length + responderNonce.length)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        input.put((byte) r.length).put(r).putLong(sessionId).putShort((short) initiator).putShort((short) responder)
+                .putLong(term).put(initiatorNonce).put(responderNonce);
+        return hmac(proofKey, input.array());
+    }
+
+    public static boolean proofEquals(byte[] a, byte[] b) {
+        return MessageDigest.isEqual(a, b);
+    }
+
+    static byte[] hkdf(byte[] ikm, byte[] salt, byte[] info, int length) {
+        byte[] prk = hmac(salt, ikm);
+        byte[] out = new byte[length];
+        byte[] t = new byte[0];
+        int produced = 0;
+        for (int i = 1; produced < length; i++) {
+            t = hmac(prk, concat(concat(t, info), new byte[]{(byte) i}));
+            int n = Math.min(t.length, length - produced);
+            System.arraycopy(t, 0, out, produced, n);
+            produced += n;
+        }
+        return out;
+    }
+
+    private static byte[] hmac(byte[] key, byte[] data) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(new SecretKeySpec(key, ALGORITHM));
+            return mac.doFinal(data);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = new byte[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

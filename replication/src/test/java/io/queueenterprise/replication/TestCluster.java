@@ -1,0 +1,76 @@
+package io.queueenterprise.replication;
+
+import io.queueenterprise.replication.config.NodeConfig;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Configurations for a cluster of nodes on UDP loopback with free ports, under one temporary directory. */
+final class TestCluster {
+    final Path root;
+    final Path credential;
+    final List<NodeConfig.Peer> peers = new ArrayList<>();
+    final List<NodeConfig.QueueSpec> queues;
+
+    TestCluster(Path root, int size, List<NodeConfig.QueueSpec> queues) throws IOException {
+        this.root = root;
+        this.queues = queues;
+        this.credential = root.resolve("peer-credential");
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        Files.write(credential, secret);
+        for (int i = 0; i < size; i++) {
+            peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", freeUdpPort()));
+        }
+    }
+
+    static NodeConfig.QueueSpec queue(String name, AckMode mode) {
+        return new NodeConfig.QueueSpec(name, "FAST_DAILY", NodeConfig.Encryption.NONE, mode, Duration.ofSeconds(5),
+                NodeConfig.Retention.unbounded());
+    }
+
+    NodeConfig config(int node) {
+        return config(node, credential);
+    }
+
+    NodeConfig config(int node, Path credentialFile) {
+        return new NodeConfig(NodeConfig.SCHEMA_VERSION, "replica-" + node, dataDirectory(node), peers, credentialFile, queues,
+                new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
+                NodeConfig.IdleStrategySpec.BACKOFF);
+    }
+
+    Path dataDirectory(int node) {
+        return root.resolve("node-" + node);
+    }
+
+    Path queueDirectory(int node, String queue) {
+        return dataDirectory(node).resolve(queue);
+    }
+
+    /** A UDP port free now (bound then released; the tests start their nodes right after). */
+    static int freeUdpPort() throws IOException {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Waits until {@code condition} holds, at most {@code timeout}; false if it never did. */
+    static boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return condition.getAsBoolean();
+    }
+}
