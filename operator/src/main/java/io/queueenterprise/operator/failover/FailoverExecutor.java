@@ -44,7 +44,7 @@ public final class FailoverExecutor {
         recorder.recordTerm(plan);
         // 2. the former leader stops accepting appends at once, if it can still hear us; if not, the new term fences it:
         //    every replica refuses its older term from now on
-        if (plan.formerLeader() != null && nodes.containsKey(plan.formerLeader())) {
+        if (plan.formerLeader() != null && !plan.formerLeader().equals(plan.candidate()) && nodes.containsKey(plan.formerLeader())) {
             try {
                 nodes.get(plan.formerLeader()).fence(plan.term());
             } catch (AdminException e) {

@@ -15,8 +15,8 @@ import java.util.Set;
  *       replicas not following it at that term (a restarted former leader, a new replica). That replica is normally
  *       the recorded leader, or the candidate of a failover an operator restart interrupted after promoting.</li>
  *   <li>Otherwise (lost, unreachable, or no longer leading at that term; or no leader yet) and at least a majority of
- *       all replicas, the lost leader not counted, answer: {@link Plan.Elect} of the replica with the highest durable
- *       index of every queue (ties: lowest ordinal), at a term above every term recorded or reported.</li>
+ *       all replicas answer: {@link Plan.Elect} of the replica with the highest durable index of every queue (ties:
+ *       lowest ordinal; the former leader too, when it answers), at a term above every term recorded or reported.</li>
  *   <li>Fewer than a majority answer: {@link Plan.NoQuorum}; a quorum-acknowledged excerpt is held by a majority,
  *       so only a majority's answers are sure to include it.</li>
  * </ul>
@@ -61,8 +61,9 @@ public final class FailoverPlanner {
         }
 
         String why = recordedLeader == null ? "no leader yet" : leaderLost(recordedLeader, recordedTerm, observations.get(recordedLeader));
-        // the former leader's own answer does not count towards the majority: it is being replaced
-        List<ReplicaObservation.Reachable> voters = reachable.stream().filter(r -> !r.replica().equals(recordedLeader)).toList();
+        // a former leader that answers (restarted as STANDBY, fenced) counts like any replica, and may hold the most:
+        // promoting another would drop what only it holds; one that does not answer is simply not among them
+        List<ReplicaObservation.Reachable> voters = reachable;
         int needed = replicas.size() / 2 + 1;
         if (voters.size() < needed) {
             return new Plan.NoQuorum(voters.size(), needed, why + "; " + voters.size() + " of " + replicas.size()

@@ -65,12 +65,22 @@ class FailoverPlannerTest {
     }
 
     @Test
-    void aLeaderThatAnswersButNoLongerLeadsAtTheTermIsReplaced() {
-        // e.g. restarted in place and came back as STANDBY: its answer does not count towards the majority
+    void aLeaderRestartedInPlaceThatHoldsTheMostIsElectedAgainAtANewTerm() {
+        // restarted and came back as STANDBY holding more than the others: promoting another would drop that
         Plan plan = FailoverPlanner.plan(REPLICAS, QUEUES, 4, "q-1", observed(
             node("q-0", "FOLLOWER", 4, "q-1", 10, 5), node("q-1", "STANDBY", 4, null, 99, 99), node("q-2", "FOLLOWER", 4, "q-1", 11, 5)));
         Plan.Elect elect = assertInstanceOf(Plan.Elect.class, plan);
-        assertEquals("q-2", elect.candidate(), "the former leader is never its own successor");
+        assertEquals("q-1", elect.candidate());
+        assertEquals(5, elect.term());
+    }
+
+    @Test
+    void aSingleReplicaRestartedOrFencedIsPromotedAgain() {
+        // found against the real node: a lone replica fenced at 2 was left without a leader (NoQuorum)
+        Plan.Elect elect = assertInstanceOf(Plan.Elect.class, FailoverPlanner.plan(List.of("q-0"), QUEUES, 1, "q-0",
+            observed(node("q-0", "FENCED", 2, null, 7, 7))));
+        assertEquals("q-0", elect.candidate());
+        assertEquals(3, elect.term());
     }
 
     @Test
