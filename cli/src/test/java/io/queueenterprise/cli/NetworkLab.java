@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Network namespaces of a test's own, for fault tests: {@code hosts} namespaces, each with one interface and an
@@ -23,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>{@link #close()} stops every process it started, the switch, deletes every namespace and checks with
  * {@code ip netns list} that none of this lab's names is left; a shutdown hook does the same if the test JVM dies
- * first. Names carry a per-run prefix ({@code qe-lab-<pid>-<n>-}), so that concurrent runs never collide.</p>
+ * first; a lab left by a test JVM that was killed outright is removed by the next lab created. Names carry a
+ * per-run prefix ({@code qe-lab-<pid>-<n>-}), so that concurrent runs never collide.</p>
  */
 final class NetworkLab implements AutoCloseable {
     private static final AtomicInteger LABS = new AtomicInteger();
@@ -88,6 +91,7 @@ final class NetworkLab implements AutoCloseable {
         if (hosts < 1 || hosts > 200) {
             throw new IllegalArgumentException("hosts " + hosts);
         }
+        sweepLabsOfDeadRuns();
         NetworkLab lab = new NetworkLab(hosts);
         Runtime.getRuntime().addShutdownHook(lab.shutdownHook);
         try {
@@ -97,6 +101,38 @@ final class NetworkLab implements AutoCloseable {
             lab.close();
             throw e;
         }
+    }
+
+    /**
+     * A test JVM killed with SIGKILL runs no shutdown hook: its lab's namespaces (named with its PID) and the
+     * processes it started in them stay. Any lab whose JVM is gone is removed here: its processes (listed by
+     * {@code ip netns pids}, started by that run) are killed, then its namespaces deleted.
+     */
+    private static void sweepLabsOfDeadRuns() throws IOException, InterruptedException {
+        Pattern labName = Pattern.compile("qe-lab-(\\d+)-\\d+-(h\\d+|hub)");
+        for (String ns : namespaceNames()) {
+            Matcher m = labName.matcher(ns);
+            if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
+                continue;
+            }
+            Process pids = new ProcessBuilder("ip", "netns", "pids", ns).redirectErrorStream(true).start();
+            String out = new String(pids.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            pids.waitFor();
+            for (String pid : out.split("\\s+")) {
+                if (pid.matches("\\d+")) {
+                    ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+                }
+            }
+            System.err.println("NetworkLab: removing " + ns + ", left by a test run that died (PID " + m.group(1) + ")");
+            ip("netns", "del", ns);
+        }
+    }
+
+    private static List<String> namespaceNames() throws IOException, InterruptedException {
+        Process list = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+        String out = new String(list.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        list.waitFor();
+        return out.lines().map(l -> l.split("\\s+")[0]).filter(n -> !n.isEmpty()).toList();
     }
 
     private void build(long seed) throws IOException, InterruptedException {
@@ -201,10 +237,7 @@ final class NetworkLab implements AutoCloseable {
 
     /** Namespace names of this lab that {@code ip netns list} still shows. */
     List<String> leftOver() throws IOException, InterruptedException {
-        Process list = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
-        String out = new String(list.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        list.waitFor();
-        return out.lines().map(l -> l.split("\\s+")[0]).filter(n -> n.startsWith(prefix)).toList();
+        return namespaceNames().stream().filter(n -> n.startsWith(prefix)).toList();
     }
 
     @Override

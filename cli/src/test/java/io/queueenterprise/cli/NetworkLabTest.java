@@ -77,6 +77,37 @@ class NetworkLabTest {
         assertEquals(List.of(), closedLab.leftOver(), "no namespace of the lab is left");
     }
 
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aLabLeftByATestRunThatDiedIsRemovedByTheNextLab() throws Exception {
+        Assumptions.assumeTrue(NetworkLab.unavailableReason().isEmpty(),
+                () -> "skipped: " + NetworkLab.unavailableReason().orElse(""));
+        // A run that died: its PID is gone, its namespace and a process in it are still there.
+        Process dead = new ProcessBuilder("true").start();
+        dead.waitFor();
+        String stale = "qe-lab-" + dead.pid() + "-1-hub";
+        run("ip", "netns", "add", stale);
+        Process orphan = new ProcessBuilder("ip", "netns", "exec", stale, "sleep", "120").start();
+        try {
+            try (NetworkLab lab = NetworkLab.create(1, 7)) {
+                assertTrue(orphan.waitFor(30, TimeUnit.SECONDS), "the dead run's process was stopped");
+                assertFalse(lab.leftOver().contains(stale));
+            }
+            Process list = new ProcessBuilder("ip", "netns", "list").start();
+            String names = new String(list.getInputStream().readAllBytes());
+            list.waitFor();
+            assertFalse(names.contains(stale), names);
+        } finally {
+            orphan.destroyForcibly();
+            new ProcessBuilder("ip", "netns", "del", stale).start().waitFor(); // in case the sweep failed
+        }
+    }
+
+    private static void run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        assertEquals(0, p.waitFor(), String.join(" ", command));
+    }
+
     private Map<String, Long> probe(NetworkLab lab, String name) throws Exception {
         Path log = tmp.resolve("probe-" + name + ".log");
         Process p = lab.start(0, NetworkLab.javaCommand(UdpProbe.class.getName(), "probe", lab.address(1),

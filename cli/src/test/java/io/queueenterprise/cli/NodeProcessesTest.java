@@ -58,7 +58,10 @@ class NodeProcessesTest {
             assertEquals(NodeStatus.Role.FOLLOWER, cluster.admin(2).follow("replica-0", 1).role());
 
             write(cluster, 0, "term-1", 0, 200, acknowledged);
+            long killed = cluster.pid(1);
+            assertTrue(aeronDirectoriesOf(killed) == 1, "the running node's media driver directory names its PID");
             cluster.kill(1); // SIGKILL: no goodbye
+            assertEquals(0, aeronDirectoriesOf(killed), "the killed node's media driver directory was removed");
             write(cluster, 0, "term-1", 200, 400, acknowledged); // replica-0 and replica-2 are a majority
             cluster.start(1);
             assertEquals(NodeStatus.Role.FOLLOWER, cluster.admin(1).status().role(), "the role survived SIGKILL");
@@ -140,6 +143,20 @@ class NodeProcessesTest {
                     messages.add(new String(dc.wire().bytes().toByteArray(), StandardCharsets.UTF_8));
                 }
             }
+        }
+    }
+
+    /** Directories in /dev/shm whose Aeron CnC file names {@code pid} as its driver. */
+    private static long aeronDirectoriesOf(long pid) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> dirs = Files.list(Path.of("/dev/shm"))) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("qe-aeron-")).filter(d -> {
+                try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(d.resolve("cnc.dat"))) {
+                    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    return c.read(b, io.aeron.CncFileDescriptor.PID_FIELD_OFFSET) == 8 && b.getLong(0) == pid;
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            }).count();
         }
     }
 
