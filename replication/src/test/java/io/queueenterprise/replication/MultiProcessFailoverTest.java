@@ -46,15 +46,15 @@ class MultiProcessFailoverTest {
         for (int t = 0; t < trials; t++) {
             long seed = baseSeed + t;
             try {
-                trial(seed, tmp.resolve("trial-" + t));
+                trial(seed, tmp.resolve("trial-" + t), Path.of("target", "failover-logs", Long.toString(seed)));
             } catch (Throwable e) {
-                throw new AssertionError("trial " + t + " failed; replay with -Dqe.failover.seed=" + seed
+                throw new AssertionError("trial " + t + " failed (node logs in target/failover-logs/" + seed + "); replay with -Dqe.failover.seed=" + seed
                         + " -Dqe.failover.trials=1 (base seed " + baseSeed + ")", e);
             }
         }
     }
 
-    private void trial(long seed, Path root) throws Exception {
+    private void trial(long seed, Path root, Path logs) throws Exception {
         Random random = new Random(seed);
         TestCluster cluster = new TestCluster(root, 3, List.of(TestCluster.queue(QUEUE, AckMode.QUORUM)));
         String spec = QUEUE + ":QUORUM:FAST_DAILY";
@@ -62,7 +62,7 @@ class MultiProcessFailoverTest {
         Map<Long, byte[]> acknowledged = new ConcurrentHashMap<>();
         try {
             for (int i = 0; i < 3; i++) {
-                nodes[i] = NodeProcess.start(cluster, i, spec, root.resolve("node-" + i + ".log"));
+                nodes[i] = NodeProcess.start(cluster, i, spec, logs.resolve("node-" + i + ".log"));
             }
             int leader = 0;
             long term = 1;
@@ -81,7 +81,7 @@ class MultiProcessFailoverTest {
                 stop.set(true);
                 writer.join(30_000);
                 if (victim != leader) {
-                    nodes[victim] = NodeProcess.start(cluster, victim, spec, root.resolve("node-" + victim + ".log"));
+                    nodes[victim] = NodeProcess.start(cluster, victim, spec, logs.resolve("node-" + victim + ".log"));
                     assertEquals("FOLLOWER", nodes[victim].status().role(), "a restarted follower follows again");
                 } else {
                     // the operator: the survivor with the highest durable index leads under a new term
@@ -92,7 +92,7 @@ class MultiProcessFailoverTest {
                     term++;
                     nodes[next].command("promote " + term);
                     nodes[other].command("follow replica-" + next + " " + term);
-                    nodes[victim] = NodeProcess.start(cluster, victim, spec, root.resolve("node-" + victim + ".log"));
+                    nodes[victim] = NodeProcess.start(cluster, victim, spec, logs.resolve("node-" + victim + ".log"));
                     nodes[victim].command("follow replica-" + next + " " + term);
                     leader = next;
                 }

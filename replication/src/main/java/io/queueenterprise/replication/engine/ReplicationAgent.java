@@ -103,6 +103,7 @@ public final class ReplicationAgent implements Agent {
     private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
     private final long[] votes;
+    private long lastDescriptorCheckNanos;
     private volatile NodeStatus lastStatus;
     private volatile boolean closed;
 
@@ -484,8 +485,15 @@ public final class ReplicationAgent implements Agent {
 
     private int leaderWork(long now) {
         int work = 0;
+        boolean checkDescriptors = now - lastDescriptorCheckNanos >= HEARTBEAT_NANOS;
+        if (checkDescriptors) {
+            lastDescriptorCheckNanos = now;
+        }
         for (QueueReplica q : queues) {
             work += tailSelf(q, now);
+            if (checkDescriptors) {
+                resendChangedDescriptor(q);
+            }
             for (PeerLink p : peers) {
                 if (p != null && p.established) {
                     work += ship(p, q);
@@ -494,6 +502,24 @@ public final class ReplicationAgent implements Agent {
             updateQuorum(q, now);
         }
         return work;
+    }
+
+    /**
+     * The descriptor changes after followers got it when the first library writer creates it (a new queue) or a
+     * rotated key records its fingerprint: followers get the new bytes, with "resume after" at the leader's last
+     * index so that they truncate nothing.
+     */
+    private void resendChangedDescriptor(QueueReplica q) {
+        byte[] current = q.store.descriptorBytes();
+        if (current == null || java.util.Arrays.equals(current, q.sentDescriptor)) {
+            return;
+        }
+        q.sentDescriptor = current;
+        for (PeerLink p : peers) {
+            if (p != null && p.established && p.progress[q.position].streaming) {
+                sendDescriptor(p, q, q.lastIndex, q.store.firstIndex());
+            }
+        }
     }
 
     /** The leader's own tail: finds what the library appended (last index, first-sighting times). */
@@ -658,6 +684,7 @@ public final class ReplicationAgent implements Agent {
 
     private void sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
         byte[] descriptorBytes = q.store.descriptorBytes();
+        q.sentDescriptor = descriptorBytes;
         List<TermHistory.Entry> entries = q.history.entries();
         encoder.begin(tx, 0, FrameType.DESCRIPTOR, self, term, p.sessionId, ++p.txSequence)
                 .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());
@@ -749,7 +776,19 @@ public final class ReplicationAgent implements Agent {
             }
             byte[] bytes = descriptor.descriptor();
             if (bytes != null && !java.util.Arrays.equals(bytes, q.store.descriptorBytes())) {
-                q.store.installDescriptor(bytes);
+                try {
+                    q.store.installDescriptor(bytes);
+                } catch (io.queueenterprise.queue.QueueConfigurationException e) {
+                    if (e.problem() != io.queueenterprise.queue.QueueConfigurationException.Problem.IDENTITY_MISMATCH || q.lastIndex >= 0) {
+                        throw e;
+                    }
+                    // An empty copy of another incarnation (e.g. a leader that never shipped its first excerpt
+                    // here): its files are set aside like any divergence, then the leader's identity is taken.
+                    q.store = Quarantine.truncateAfter(q.store, q.spec.name(), -1);
+                    q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
+                    q.store.publishWritableTerm(-1);
+                    q.store.installDescriptor(bytes);
+                }
             }
             List<TermHistory.Entry> leaderHistory = new ArrayList<>();
             for (int i = 0; i < descriptor.termCount(); i++) {
