@@ -42,7 +42,7 @@ class MultiProcessFailoverTest {
     @Test
     void inQuorumModeNoAcknowledgedExcerptIsLostAndNoIndexDiffersBetweenReplicas() throws Exception {
         long baseSeed = Long.getLong("qe.failover.seed", System.nanoTime());
-        int trials = Integer.getInteger("qe.failover.trials", 3);
+        int trials = Integer.getInteger("qe.failover.trials", 5);
         for (int t = 0; t < trials; t++) {
             long seed = baseSeed + t;
             try {

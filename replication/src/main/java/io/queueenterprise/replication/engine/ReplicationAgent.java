@@ -666,7 +666,11 @@ public final class ReplicationAgent implements Agent {
                 tailer.toStart();
                 positioned = true;
             } else {
-                positioned = tailer.moveAfter(shared);
+                try {
+                    positioned = tailer.moveAfter(shared);
+                } catch (RuntimeException missingCycle) { // the cycle file holding it was deleted under Chronicle
+                    positioned = false;
+                }
             }
             if (!positioned) {
                 tailer.close();
