@@ -88,6 +88,14 @@ final class NodeProcess implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP / SIGCONT by PID: a frozen process (a long GC pause, a partition) that later resumes. */
+    void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
     int exitValue() {
         return process.exitValue();
     }

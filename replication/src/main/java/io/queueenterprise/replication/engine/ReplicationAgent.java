@@ -139,6 +139,7 @@ public final class ReplicationAgent implements Agent {
 
     @Override
     public void onStart() {
+        CpuPinning.pinCurrentThread(config.nodeId());
         MediaDriver.Context driverContext = new MediaDriver.Context()
                 .aeronDirectoryName(aeronDirectory.toString())
                 .threadingMode(ThreadingMode.INVOKER)
