@@ -63,6 +63,7 @@ public final class ReplicationAgent implements Agent {
     static final long HEARTBEAT_NANOS = 100_000_000L;
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
+    static final long HELLO_RETRY_NANOS = 1_000_000_000L;
     /** Excerpts a leader's own tail takes per duty cycle and queue, so one busy queue cannot starve the rest. */
     static final int SELF_TAIL_PER_CYCLE = 4096;
 
@@ -104,6 +105,9 @@ public final class ReplicationAgent implements Agent {
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
     private final long[] votes;
     private long lastDescriptorCheckNanos;
+    private long lastHelloNanos;
+    private RefusalReason lastRefusalLogged;
+    private long lastRefusalLoggedNanos;
     private volatile NodeStatus lastStatus;
     private volatile boolean closed;
 
@@ -122,8 +126,28 @@ public final class ReplicationAgent implements Agent {
             throw new ReplicationException("nodeId " + config.nodeId() + " is not among the peers " + config.peers());
         }
         this.self = me;
+        checkLimits(config);
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.votes = new long[config.peers().size()];
+    }
+
+    /** What the wire format can carry: refused at start with the field named, rather than failing mid-protocol. */
+    private static void checkLimits(NodeConfig config) {
+        if (config.peers().size() > Frame.MAX_PEERS) {
+            throw new ReplicationException("peers: " + config.peers().size() + " peers; the protocol carries at most " + Frame.MAX_PEERS);
+        }
+        if (config.peers().stream().map(NodeConfig.Peer::id).distinct().count() != config.peers().size()) {
+            throw new ReplicationException("peers: peer ids must be unique: " + config.peers().stream().map(NodeConfig.Peer::id).toList());
+        }
+        if (config.queues().isEmpty() || config.queues().size() > HelloBody.MAX_QUEUES) {
+            throw new ReplicationException("queues: " + config.queues().size() + " queues; 1.." + HelloBody.MAX_QUEUES + " are supported");
+        }
+        for (NodeConfig.QueueSpec q : config.queues()) {
+            int length = q.name().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (length == 0 || length > 255) {
+                throw new ReplicationException("queues.name: '" + q.name() + "' must be 1..255 bytes of UTF-8");
+            }
+        }
     }
 
     @Override
@@ -732,6 +756,11 @@ public final class ReplicationAgent implements Agent {
                         q.state = QueueStatus.State.CATCHING_UP;
                     }
                 }
+                return 1;
+            }
+            if (now - lastHelloNanos > HELLO_RETRY_NANOS && awaitsDescriptor()) {
+                sendHello(p); // the HELLO or its answer was lost (control frames are not retried forever)
+                return 1;
             }
             return 0;
         }
@@ -749,7 +778,19 @@ public final class ReplicationAgent implements Agent {
         return 0;
     }
 
+    /** A queue still waits for the leader's DESCRIPTOR (not one the leader refused for good). */
+    private boolean awaitsDescriptor() {
+        for (QueueReplica q : queues) {
+            if (!q.synced && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
+                    && q.state != QueueStatus.State.DISK_FULL) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void sendHello(PeerLink p) {
+        lastHelloNanos = System.nanoTime();
         encoder.begin(tx, 0, FrameType.HELLO, self, term, p.sessionId, ++p.txSequence).u16(queues.length);
         for (QueueReplica q : queues) {
             encoder.shortString(q.spec.name()).i64(q.lastIndex).u16(q.history.entries().size());
@@ -1135,7 +1176,13 @@ public final class ReplicationAgent implements Agent {
 
     private void onRefusal(PeerLink p) {
         String message = refusal.message();
-        LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+        long now = System.nanoTime();
+        if (refusal.reason() != lastRefusalLogged || now - lastRefusalLoggedNanos > 10_000_000_000L) {
+            // a follower at another term than its leader is refused on every retry: log the news, not each retry
+            lastRefusalLogged = refusal.reason();
+            lastRefusalLoggedNanos = now;
+            LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+        }
         if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
             return;
         }
