@@ -61,6 +61,8 @@ final class PeerLink {
         /** A DATA frame built but refused by back-pressure: offered again before anything new is read. */
         final ExpandableArrayBuffer pending = new ExpandableArrayBuffer(64 * 1024 + 1024);
         int pendingLength;
+        /** The sequence the pending frame is stamped and signed with; 0: not yet. */
+        long pendingSequence;
         /** The last index put in a frame for this follower. */
         long sentIndex = -1;
 
