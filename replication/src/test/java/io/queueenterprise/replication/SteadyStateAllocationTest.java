@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -76,6 +77,8 @@ class SteadyStateAllocationTest {
                         EXCERPTS, oursTotal, aeron);
                 ours.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(10)
                         .forEach(en -> System.out.println("  " + en.getValue() + " " + en.getKey()));
+                assertEquals(0, follower.drops().total() + leader.drops().total(),
+                        "no frame dropped (e.g. a batch resent with a stale sequence) under a fast stream");
                 assertTrue(oursTotal < EXCERPTS / 4, "the replication path allocated about " + oursTotal + " bytes for "
                         + EXCERPTS + " excerpts: " + ours);
             }

@@ -574,8 +574,17 @@ public final class ReplicationAgent implements Agent {
                 return 0;
             }
         }
+        long sequence = p.txSequence + 1;
+        if (f.pendingSequence != sequence) {
+            // Stamped and signed when offered, not when built: a control frame sent while this batch waited under
+            // back-pressure took the next sequence, and the follower drops anything not above the last it saw.
+            f.pending.putLong(Frame.SEQUENCE_OFFSET, sequence, Frame.ORDER);
+            p.sessionMac.sign(f.pending, 0, f.pendingLength);
+            f.pendingSequence = sequence;
+        }
         long result = p.publication.offer(f.pending, 0, f.pendingLength);
         if (result > 0) {
+            p.txSequence = sequence;
             f.pendingLength = 0;
             return 1;
         }
@@ -591,7 +600,7 @@ public final class ReplicationAgent implements Agent {
     private void buildBatch(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
         ReplicaStore.RawTailer tailer = f.tailer;
         int maxMessage = p.publication.maxMessageLength();
-        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, ++p.txSequence)
+        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0) // sequence and MAC: see ship()
                 .u16(q.position).u16(0);
         int countAt = encoder.position();
         encoder.i32(0).i64(q.quorumIndex);
@@ -622,14 +631,12 @@ public final class ReplicationAgent implements Agent {
             f.sentIndex = tailer.index();
         }
         if (count == 0) {
-            p.txSequence--; // nothing sent: the sequence number is not used
             f.pendingLength = 0;
             return;
         }
         encoder.putI32At(countAt, count);
-        int length = encoder.finish();
-        p.sessionMac.sign(f.pending, 0, length);
-        f.pendingLength = length;
+        f.pendingLength = encoder.finish();
+        f.pendingSequence = 0;
         q.bytesReplicated += bytes;
     }
 
