@@ -63,6 +63,32 @@ class RetentionTest {
         }
     }
 
+    @Test
+    void aLiveFollowerHoldsTheSameExcerptsAtTheSameIndexesAcrossRollCycles() throws Exception {
+        NodeConfig.QueueSpec spec = new NodeConfig.QueueSpec("ticks", "TEST_SECONDLY", NodeConfig.Encryption.NONE,
+                AckMode.ASYNC, Duration.ofSeconds(5), NodeConfig.Retention.unbounded());
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(spec));
+        try (ReplicationNode a = ReplicationNode.start(cluster.config(0));
+             ReplicationNode b = ReplicationNode.start(cluster.config(1))) {
+            a.promote(1);
+            b.follow("replica-0", 1);
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, "ticks"))
+                    .rollCycle(TestRollCycles.TEST_SECONDLY).build();
+                 QueueAppender appender = queue.createAppender()) {
+                for (int cycle = 0; cycle < 3; cycle++) {
+                    writeInNewCycle(appender);
+                }
+                long last = queue.lastIndex();
+                assertTrue(TestCluster.await(WAIT, () -> b.status().queues().get(0).lastIndex() == last));
+            }
+        }
+        var onLeader = QueueContents.read(cluster.queueDirectory(0, "ticks"));
+        assertEquals(15, onLeader.size());
+        assertEquals(3, onLeader.keySet().stream().map(i -> TestRollCycles.TEST_SECONDLY.toCycle(i)).distinct().count(),
+                "three cycles, each starting at sequence 0");
+        org.junit.jupiter.api.Assertions.assertNull(QueueContents.difference(onLeader, QueueContents.read(cluster.queueDirectory(1, "ticks"))));
+    }
+
     private static void writeInNewCycle(QueueAppender appender) throws InterruptedException {
         Thread.sleep(1_100); // TEST_SECONDLY: a new cycle file each second
         for (int i = 0; i < 5; i++) {
