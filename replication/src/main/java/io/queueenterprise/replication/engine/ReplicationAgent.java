@@ -526,7 +526,24 @@ public final class ReplicationAgent implements Agent {
             }
             updateQuorum(q, now);
         }
+        for (PeerLink p : peers) {
+            if (p != null && p.established && quorumNewsFor(p)) {
+                sendHeartbeat(p, now); // followers bound replicated reads by it: tell them now, not at the next beat
+                work++;
+            }
+        }
         return work;
+    }
+
+    /** The quorum index of a queue moved past what this follower was last told, and no DATA frame is waiting to say it. */
+    private boolean quorumNewsFor(PeerLink p) {
+        for (QueueReplica q : queues) {
+            PeerLink.FollowerQueue f = p.progress[q.position];
+            if (f.streaming && f.pendingLength == 0 && q.quorumIndex > f.quorumSent) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -636,6 +653,7 @@ public final class ReplicationAgent implements Agent {
         }
         encoder.putI32At(countAt, count);
         f.pendingLength = encoder.finish();
+        f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
         f.pendingSequence = 0;
         q.bytesReplicated += bytes;
     }
@@ -934,17 +952,7 @@ public final class ReplicationAgent implements Agent {
         int work = 0;
         for (PeerLink p : peers) {
             if (p != null && p.established && now - p.lastHeartbeatSentNanos >= HEARTBEAT_NANOS) {
-                p.lastHeartbeatSentNanos = now;
-                encoder.begin(tx, 0, FrameType.HEARTBEAT, self, term, p.sessionId, ++p.txSequence).i64(now);
-                if (role == NodeStatus.Role.LEADER) {
-                    encoder.u16(queues.length);
-                    for (QueueReplica q : queues) {
-                        encoder.i64(q.lastIndex).i64(q.quorumIndex);
-                    }
-                } else {
-                    encoder.u16(0);
-                }
-                sendSession(p, encoder.finish());
+                sendHeartbeat(p, now);
                 work++;
             }
             if (p != null && p.established && role == NodeStatus.Role.LEADER && now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
@@ -952,6 +960,21 @@ public final class ReplicationAgent implements Agent {
             }
         }
         return work;
+    }
+
+    private void sendHeartbeat(PeerLink p, long now) {
+        p.lastHeartbeatSentNanos = now;
+        encoder.begin(tx, 0, FrameType.HEARTBEAT, self, term, p.sessionId, ++p.txSequence).i64(now);
+        if (role == NodeStatus.Role.LEADER) {
+            encoder.u16(queues.length);
+            for (QueueReplica q : queues) {
+                encoder.i64(q.lastIndex).i64(q.quorumIndex);
+                p.progress[q.position].quorumSent = q.quorumIndex;
+            }
+        } else {
+            encoder.u16(0);
+        }
+        sendSession(p, encoder.finish());
     }
 
     private void sendSession(PeerLink p, int length) {
