@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite needs outside Kubernetes (strace, for NoOutboundCallsTest),
-# only when missing; idempotent. Needs root for apt-get. Usage: scripts/install-test-packages.sh [package ...]
+# Installs the Debian packages the test suite needs outside Kubernetes (strace, for NoOutboundCallsTest; iproute2,
+# for the network-namespace fault tests' NetworkLab), only when missing; idempotent. Needs root for apt-get.
+# Usage: scripts/install-test-packages.sh [package ...]   (no argument: all of them)
 set -euo pipefail
-packages=("${@:-strace}")
+if (($#)); then packages=("$@"); else packages=(strace iproute2); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")

@@ -6,6 +6,7 @@ import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueException;
 import io.queueenterprise.queue.QueueTailer;
+import io.queueenterprise.replication.ReplicationException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,15 +24,20 @@ import java.util.concurrent.Callable;
 /**
  * The main job: writes and reads a plain and an encrypted queue in each cipher mode on local disk,
  * searches the cycle files for every message's plaintext (the plain queue is the search's control:
- * there it must find every message), and prints throughput.
+ * there it must find every message), and prints throughput; then replication ({@link ReplicationDemo}): a leader
+ * and two followers as separate node processes, crashes and a failover, nothing acknowledged lost.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Write and read a plain queue and an encrypted queue in each cipher mode on local disk,"
                 + " search every cycle file for each message's full plaintext and for a distinctive part of it,"
                 + " print throughput.",
+                "Then replication: a leader and two followers as separate `qe node` processes on loopback, encrypted"
+                        + " quorum writes, a follower and then the leader killed with SIGKILL, a follower promoted, the old"
+                        + " leader back as a follower; a digest per replica and every acknowledged message read back.",
                 "Exit status: 0 demo OK, 1 a check failed, 2 bad option."})
 public final class DemoCommand implements Callable<Integer> {
     static final int MAX_MESSAGES = 10_000_000;
+    static final int MAX_REPLICATION_MESSAGES = 100_000;
     /** Enough for the JIT to compile every path before the measured round. */
     private static final int WARM_UP_MESSAGES = 200_000;
 
@@ -48,6 +54,17 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "Keep the temporary directory (queues and demo key) after the run.")
     boolean keep;
 
+    @Option(names = "--replication-messages", paramLabel = "N",
+            description = "Messages written in each of the replication part's three phases, 1.." + MAX_REPLICATION_MESSAGES
+                    + " (default: ${DEFAULT-VALUE}).")
+    int replicationMessages = 1_000;
+
+    @Option(names = "--no-replication", description = "Skip the replication part.")
+    boolean noReplication;
+
+    @Option(names = "--replication-only", description = "Only the replication part (skip the local queues).")
+    boolean replicationOnly;
+
     @Option(names = "--no-bench", description = "bin/qe: skip the quick benchmark (bin/qe bench --profile quick)"
             + " that follows the demo; QE_NO_BENCH=1 does the same.")
     boolean noBench;
@@ -58,7 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
     private PrintWriter out;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws IOException, InterruptedException {
         validate();
         out = spec.commandLine().getOut();
         boolean temporary = dir == null;
@@ -66,12 +83,21 @@ public final class DemoCommand implements Callable<Integer> {
         try {
             DemoKeys keys = DemoKeys.ensure(home.resolve("keys"));
             Path work = temporary ? home : nextRunDirectory(home);
-            out.printf(Locale.ROOT, "Queue Enterprise demo: %,d messages of %d bytes per queue, in %s%n",
-                    messages, DemoMessages.SIZE, work);
+            if (replicationOnly) {
+                out.printf(Locale.ROOT, "Queue Enterprise demo, replication part only: %,d messages of %d bytes in each of"
+                        + " three phases, in %s%n", replicationMessages, DemoMessages.SIZE, work);
+            } else {
+                out.printf(Locale.ROOT, "Queue Enterprise demo: %,d messages of %d bytes per queue, in %s%n",
+                        messages, DemoMessages.SIZE, work);
+            }
             out.printf(Locale.ROOT, "Key directory %s: %s%n%n", keys.directory(),
                     keys.created() ? "a new random key (owner-only file, never printed)" : "reused as found (nothing overwritten)");
-            return runAndReport(work, keys.directory());
-        } catch (QueueException | QueueCryptoException e) { // the library's own sentence says what is wrong
+            boolean ok = replicationOnly || runAndReport(work, keys.directory()) == 0;
+            if (!noReplication) {
+                ok &= new ReplicationDemo(out, keys.directory(), replicationMessages).run(work.resolve("replication"));
+            }
+            return ok ? 0 : 1;
+        } catch (QueueException | QueueCryptoException | ReplicationException e) { // their own sentence says what is wrong
             spec.commandLine().getErr().println("qe demo: " + e.getMessage());
             return 1;
         } catch (IOException e) {
@@ -89,6 +115,13 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Every bad value is refused here, before any file is written. */
     private void validate() {
+        if (replicationMessages < 1 || replicationMessages > MAX_REPLICATION_MESSAGES) {
+            throw new CommandLine.ParameterException(spec.commandLine(), String.format(Locale.ROOT,
+                    "--replication-messages must be between 1 and %,d, got %,d", MAX_REPLICATION_MESSAGES, replicationMessages));
+        }
+        if (noReplication && replicationOnly) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--no-replication and --replication-only exclude each other");
+        }
         if (messages < 1 || messages > MAX_MESSAGES) {
             throw new CommandLine.ParameterException(spec.commandLine(), String.format(Locale.ROOT,
                     "--messages must be between 1 and %,d, got %,d", MAX_MESSAGES, messages));

@@ -22,6 +22,7 @@ import java.util.Properties;
                 CommandLine.HelpCommand.class,
                 DemoCommand.class,
                 VerifyCommand.class,
+                NodeCommand.class,
         },
         footer = {"",
                 "Measuring commands, run by bin/qe from the bench module (its own classpath):",

@@ -56,12 +56,15 @@ class QeLauncherIT {
     @Test
     void theDemoRunsFromTheCliClasspathAndItsBenchmarkCanBeSkipped() throws Exception {
         // -XshowSettings:properties prints the JVM's class path before the demo runs.
-        Run run = qe(Map.of("QE_NO_BENCH", "1", "QE_JAVA_OPTS", "-XshowSettings:properties"), "demo", "--messages", "500");
+        Run run = qe(Map.of("QE_NO_BENCH", "1", "QE_JAVA_OPTS", "-XshowSettings:properties"), "demo", "--messages", "500",
+                "--replication-messages", "100");
         assertEquals(0, run.exitCode, run.output);
         assertTrue(run.output.contains("Demo OK"), run.output);
         assertFalse(run.output.contains("quick latency benchmark"), run.output);
         assertTrue(run.output.contains("cli/target/classes"), "the cli module's class path: " + run.output);
-        for (String benchOnly : List.of("jmh", "xchart", "jctools", "disruptor", "HdrHistogram", "bench/target")) {
+        assertTrue(run.output.contains("Replication OK"), run.output);
+        // HdrHistogram is not on this list: the node's own contract (NodeControl.ackLatencySinceLastCall) uses it.
+        for (String benchOnly : List.of("jmh", "xchart", "jctools", "disruptor", "bench/target")) {
             assertFalse(run.output.contains(benchOnly), benchOnly + " on the demo's class path");
         }
     }

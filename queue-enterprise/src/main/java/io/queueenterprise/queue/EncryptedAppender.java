@@ -32,8 +32,11 @@ final class EncryptedAppender implements QueueAppender {
     private Bytes<?> documentBytes;
     private Wire documentWire;
 
+    private final StorageGuard.Budget storage;
+
     EncryptedAppender(String queueName, ExcerptAppender appender, QueueKeys keys, ExcerptSealer sealer,
-                      long maxExcerptLength) {
+                      long maxExcerptLength, StorageGuard.Budget storage) {
+        this.storage = storage;
         this.queueName = queueName;
         this.appender = appender;
         this.keys = keys;
@@ -106,7 +109,7 @@ final class EncryptedAppender implements QueueAppender {
     }
 
     /**
-     * Before each seal: refuses an excerpt too large (nothing changed), records a rotated key in the descriptor
+     * Before each seal: refuses an excerpt too large or one the file system has no room for (nothing changed), records a rotated key in the descriptor
      * before it writes its first excerpt, and returns the staging array, grown (rarely; never in steady state)
      * to hold the envelope.
      */
@@ -114,6 +117,7 @@ final class EncryptedAppender implements QueueAppender {
         if (plaintextLength > maxPlaintextLength) {
             throw new ExcerptTooLargeException(queueName, plaintextLength, maxPlaintextLength, null);
         }
+        storage.spend(queueName, plaintextLength + sealer.mode().overhead());
         keys.prepareToSeal();
         int needed = HEADER + (int) plaintextLength + Envelope.TAG_LENGTH;
         if (staging.length < needed) {

@@ -61,10 +61,14 @@ public final class EnterpriseQueue implements AutoCloseable {
     private volatile WriterEpochs writerEpochs;
     /** Quorum acks asked for in code ({@link Builder#quorumAcks}); null otherwise. */
     private final Duration quorumAckTimeout;
+    /** Refuses appends before the file system is full; null for a read-only queue. */
+    private final StorageGuard storageGuard;
 
     private EnterpriseQueue(Path path, SingleChronicleQueue chronicle, QueueDescriptor descriptor,
-                            QueueKeys keys, CryptoEngine engine, QueueRole role, Duration quorumAckTimeout) {
+                            QueueKeys keys, CryptoEngine engine, QueueRole role, Duration quorumAckTimeout,
+                            StorageGuard storageGuard) {
         this.path = path;
+        this.storageGuard = storageGuard;
         this.quorumAckTimeout = quorumAckTimeout;
         this.chronicle = chronicle;
         this.descriptor = descriptor;
@@ -108,8 +112,12 @@ public final class EnterpriseQueue implements AutoCloseable {
         } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
             throw corrupted("cannot create an appender", e);
         }
-        QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength())
-                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength());
+        if (storageGuard == null) {
+            throw new QueueStateException(name(), "the queue in " + path + " was opened read-only: it takes no appender", null);
+        }
+        StorageGuard.Budget budget = storageGuard.new Budget();
+        QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength(), budget)
+                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength(), budget);
         if (!nodeHosted) {
             return local;
         }
@@ -293,6 +301,9 @@ public final class EnterpriseQueue implements AutoCloseable {
     public void close() {
         try {
             lastIndexWatch.close();
+            if (storageGuard != null) {
+                storageGuard.close();
+            }
             if (keys != null) {
                 keys.close();
             }
@@ -321,6 +332,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         private boolean readOnly;
         private QueueDescriptor replicaOf;
         private Duration quorumAckTimeout;
+        private Long minFreeSpace;
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dir").toAbsolutePath().normalize();
@@ -428,6 +440,20 @@ public final class EnterpriseQueue implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Free space (bytes) the queue's file system keeps: an append that would leave less is refused with
+         * {@link StorageFullException} and writes nothing. Default: twice Chronicle's block size (128 MiB with the
+         * default blocks). It must cover what other processes write to that file system in
+         * {@value StorageGuard#SAMPLE_MILLIS} ms.
+         */
+        public Builder minFreeSpace(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("minFreeSpace must be >= 0 bytes: " + bytes);
+            }
+            this.minFreeSpace = bytes;
+            return this;
+        }
+
         public EnterpriseQueue build() {
             // Again per queue: the application may have cleared the property since this class loaded.
             ChronicleSettings.apply();
@@ -443,6 +469,14 @@ public final class EnterpriseQueue implements AutoCloseable {
                         dir + " holds an encrypted queue whose " + QueueDescriptor.FILE_NAME + " is missing; nothing was"
                                 + " changed. Restore the file from a backup, or rebuild it with"
                                 + " EnterpriseQueue.recoverDescriptor(dir, name, mode, keys) (docs/library.md)");
+            }
+            if (existing == null && replicaOf == null && QueueRole.open(dir, label, false, true).isReplica()) {
+                // A replica's descriptor comes from its leader: one made here would be another queue's identity,
+                // and the leader's would then be refused (IDENTITY_MISMATCH) and replication of this copy stop.
+                throw new QueueConfigurationException(label, QueueConfigurationException.Problem.DESCRIPTOR_MISSING,
+                        dir + " is a replica that has not received its leader's " + QueueDescriptor.FILE_NAME
+                                + " yet (or its node does not lead it yet); nothing was changed. Open it again once"
+                                + " the replication node has received it");
             }
             if (wantEncrypted) {
                 if (existing == null && hasCycleFiles(dir) && replicaOf == null) {
@@ -479,7 +513,9 @@ public final class EnterpriseQueue implements AutoCloseable {
                         IdentityPin.check(chronicle, descriptor, readOnly, dir);
                     }
                     QueueRole role = QueueRole.open(dir, descriptor.name(), replicaOf != null, readOnly);
-                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role, quorumAckTimeout);
+                    StorageGuard guard = readOnly ? null
+                            : StorageGuard.start(dir, minFreeSpace != null ? minFreeSpace : 2 * chronicle.blockSize());
+                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role, quorumAckTimeout, guard);
                 } catch (RuntimeException e) {
                     chronicle.close();
                     throw e;

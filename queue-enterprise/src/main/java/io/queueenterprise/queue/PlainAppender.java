@@ -16,11 +16,13 @@ final class PlainAppender implements QueueAppender {
     private final String queueName;
     private final ExcerptAppender appender;
     private final long maxExcerptLength;
+    private final StorageGuard.Budget storage;
 
-    PlainAppender(String queueName, ExcerptAppender appender, long maxExcerptLength) {
+    PlainAppender(String queueName, ExcerptAppender appender, long maxExcerptLength, StorageGuard.Budget storage) {
         this.queueName = queueName;
         this.appender = appender;
         this.maxExcerptLength = maxExcerptLength;
+        this.storage = storage;
     }
 
     @Override
@@ -64,6 +66,7 @@ final class PlainAppender implements QueueAppender {
 
     @Override
     public long writeDocument(WriteMarshallable document) {
+        storage.spend(queueName, 0); // its length is known only once written: the reserve covers one excerpt
         DocumentContext dc = appender.writingDocument();
         try {
             document.writeMarshallable(dc.wire());
@@ -79,10 +82,12 @@ final class PlainAppender implements QueueAppender {
         }
     }
 
+    /** Refuses, writing nothing, an excerpt too large or one the file system has no room for. */
     private void checkLength(long length) {
         if (length > maxExcerptLength) {
             throw new ExcerptTooLargeException(queueName, length, maxExcerptLength, null);
         }
+        storage.spend(queueName, length);
     }
 
     @Override

@@ -54,7 +54,7 @@ public final class ReplicaStore implements AutoCloseable {
 
     /**
      * Opens (creating if absent) the queue in {@code dir} without keys. A new directory gets no descriptor here:
-     * a follower installs its leader's with {@link #installDescriptor}.
+     * a follower installs its leader's with {@link #installDescriptor}; it is marked a replica until the node leads.
      */
     public static ReplicaStore open(Path dir, RollCycle rollCycle) {
         ChronicleSettings.apply();
@@ -62,6 +62,11 @@ public final class ReplicaStore implements AutoCloseable {
         RequiredJvmFlags.check(queueDir.getFileName() == null ? queueDir.toString() : queueDir.getFileName().toString());
         try {
             Files.createDirectories(queueDir);
+            if (!Files.exists(queueDir.resolve(QueueRole.FILE_NAME))) {
+                // A node-hosted copy is a replica until the node is promoted: library readers opened before the
+                // leader's descriptor arrives are then refused instead of creating a descriptor of their own.
+                QueueRole.markReplica(queueDir);
+            }
             return new ReplicaStore(queueDir, SingleChronicleQueueBuilder.single(queueDir.toFile()).rollCycle(rollCycle).build());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create queue directory " + queueDir, e);

@@ -30,6 +30,8 @@ public interface SubjectFactory {
         /** The library with encryption (one subject per crypto mode). */
         ENCRYPTED,
         /** Context only: an in-process peer that persists nothing. */
-        PEER
+        PEER,
+        /** The library replicated to a follower node: compared with the local encrypted library and the Aeron reference. */
+        REPLICATED
     }
 }

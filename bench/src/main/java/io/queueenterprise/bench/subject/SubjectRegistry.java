@@ -1,6 +1,7 @@
 package io.queueenterprise.bench.subject;
 
 import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.replication.AckMode;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,6 +26,9 @@ public final class SubjectRegistry {
         register(new ArrayBlockingQueueSubject.Factory());
         register(new SpscArrayQueueSubject.Factory());
         register(new DisruptorSubject.Factory());
+        register(new AeronUdpRoundTripSubject.Factory());
+        register(new ReplicatedSubject.Factory("replicated-async", AckMode.ASYNC));
+        register(new ReplicatedSubject.Factory("replicated-quorum", AckMode.QUORUM));
     }
 
     private SubjectRegistry() {

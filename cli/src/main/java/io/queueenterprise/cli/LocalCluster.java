@@ -1,0 +1,274 @@
+package io.queueenterprise.cli;
+
+import io.queueenterprise.replication.node.AdminClient;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Replicas of one cluster as separate {@code qe node} processes, each with the configuration document the operator
+ * would render (written to {@code <root>/replica-<i>/node.yaml}), one peer credential and one admin token for all,
+ * and its data in {@code <root>/replica-<i>/data}. Processes are started through a {@link Launcher} (plainly on
+ * this host, or inside a network namespace), killed with SIGKILL or stopped with SIGTERM by their PID.
+ * Used by {@code qe demo} and by the multi-process tests.
+ */
+final class LocalCluster implements AutoCloseable {
+    /** Starts {@code command} for replica {@code replica} with output appended to {@code log}. */
+    interface Launcher {
+        Process launch(int replica, List<String> command, Path log) throws IOException;
+    }
+
+    /** One queue every replica hosts (the YAML's {@code queues[]} entry). */
+    record Queue(String name, String rollCycle, String encryption, String ackMode, String ackTimeout) {
+    }
+
+    private static final long START_TIMEOUT_SECONDS = 90;
+
+    private final Path root;
+    private final List<String> hosts;
+    private final List<Integer> replicationPorts = new ArrayList<>();
+    private final List<Integer> adminPorts = new ArrayList<>();
+    private final Process[] processes;
+    private final Launcher launcher;
+    private final Path tokenFile;
+
+    /**
+     * @param hosts the address each replica listens on and is reached at (one per replica); with
+     *              {@code sameHost}, ports are picked free on this host, else fixed (each replica has its own
+     *              network namespace)
+     */
+    LocalCluster(Path root, List<String> hosts, boolean sameHost, List<Queue> queues, String idleStrategy, Launcher launcher)
+            throws IOException {
+        this.root = root;
+        this.hosts = List.copyOf(hosts);
+        this.launcher = launcher;
+        this.processes = new Process[hosts.size()];
+        Files.createDirectories(root);
+        Path credential = root.resolve("peer-credential");
+        byte[] secret = new byte[32];
+        SecureRandom random = new SecureRandom();
+        random.nextBytes(secret);
+        writeOwnerOnly(credential, secret);
+        byte[] token = new byte[24];
+        random.nextBytes(token);
+        tokenFile = root.resolve("admin-token");
+        writeOwnerOnly(tokenFile, HexFormat.of().formatHex(token).getBytes(StandardCharsets.US_ASCII));
+        List<Integer> metricsPorts = new ArrayList<>();
+        Set<Integer> taken = new HashSet<>(); // one host: every port distinct, as the configuration requires
+        for (int i = 0; i < hosts.size(); i++) {
+            replicationPorts.add(sameHost ? freePort(taken, true) : 40100);
+            adminPorts.add(sameHost ? freePort(taken, false) : 40190);
+            metricsPorts.add(sameHost ? freePort(taken, false) : 40191);
+        }
+        for (int i = 0; i < hosts.size(); i++) {
+            StringBuilder yaml = new StringBuilder();
+            yaml.append("# Written by qe (LocalCluster): replica ").append(i).append(" of ").append(hosts.size())
+                    .append(". Schema: docs/node-config.md\n");
+            yaml.append("version: 1\nnodeId: ").append(nodeId(i)).append('\n');
+            yaml.append("dataDirectory: ").append(dataDirectory(i)).append('\n');
+            yaml.append("peers:\n");
+            for (int p = 0; p < hosts.size(); p++) {
+                yaml.append("  - id: ").append(nodeId(p)).append("\n    host: ").append(hosts.get(p))
+                        .append("\n    replicationPort: ").append(replicationPorts.get(p)).append('\n');
+            }
+            yaml.append("peerCredentialFile: ").append(credential).append('\n');
+            yaml.append("queues:\n");
+            for (Queue q : queues) {
+                yaml.append("  - name: ").append(q.name()).append("\n    rollCycle: ").append(q.rollCycle())
+                        .append("\n    encryption: ").append(q.encryption()).append("\n    ackMode: ").append(q.ackMode())
+                        .append("\n    ackTimeout: ").append(q.ackTimeout()).append('\n');
+            }
+            yaml.append("admin:\n  bindAddress: ").append(hosts.get(i)).append("\n  port: ").append(adminPorts.get(i))
+                    .append("\n  credentialFile: ").append(tokenFile).append('\n');
+            yaml.append("metrics:\n  bindAddress: ").append(hosts.get(i)).append("\n  port: ").append(metricsPorts.get(i)).append('\n');
+            yaml.append("idleStrategy: ").append(idleStrategy).append('\n');
+            Files.createDirectories(config(i).getParent());
+            Files.writeString(config(i), yaml);
+        }
+    }
+
+    int size() {
+        return hosts.size();
+    }
+
+    static String nodeId(int replica) {
+        return "replica-" + replica;
+    }
+
+    Path config(int replica) {
+        return root.resolve(nodeId(replica)).resolve("node.yaml");
+    }
+
+    Path dataDirectory(int replica) {
+        return root.resolve(nodeId(replica)).resolve("data");
+    }
+
+    Path queueDirectory(int replica, String queue) {
+        return dataDirectory(replica).resolve(queue);
+    }
+
+    Path log(int replica) {
+        return root.resolve(nodeId(replica)).resolve("node.log");
+    }
+
+    Path tokenFile() {
+        return tokenFile;
+    }
+
+    String adminAddress(int replica) {
+        return hosts.get(replica) + ":" + adminPorts.get(replica);
+    }
+
+    /** A client of the replica's admin endpoint (reachable when the replica's host is reachable from here). */
+    AdminClient admin(int replica) throws IOException {
+        return new AdminClient(adminAddress(replica), Files.readString(tokenFile, StandardCharsets.US_ASCII));
+    }
+
+    boolean running(int replica) {
+        return processes[replica] != null && processes[replica].isAlive();
+    }
+
+    long pid(int replica) {
+        return processes[replica].pid();
+    }
+
+    /** Starts replica {@code replica} ({@code qe node --config ...}) and waits until it says it started. */
+    void start(int replica) throws IOException, InterruptedException {
+        if (running(replica)) {
+            throw new IllegalStateException(nodeId(replica) + " is running");
+        }
+        long logged = Files.exists(log(replica)) ? Files.size(log(replica)) : 0;
+        processes[replica] = launcher.launch(replica, qeCommand("node", "--config", config(replica).toString()), log(replica));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            String output = Files.exists(log(replica)) ? readFrom(log(replica), logged) : "";
+            if (output.contains("qe node: " + nodeId(replica) + " started")) {
+                return;
+            }
+            if (!processes[replica].isAlive()) {
+                throw new IOException(nodeId(replica) + " exited with " + processes[replica].exitValue() + ": " + output.strip());
+            }
+            Thread.sleep(20);
+        }
+        kill(replica);
+        throw new IOException(nodeId(replica) + " did not start within " + START_TIMEOUT_SECONDS + " s; see " + log(replica));
+    }
+
+    /** SIGKILL: the process gets no chance to do anything. */
+    void kill(int replica) throws InterruptedException {
+        Process p = processes[replica];
+        if (p != null && p.isAlive()) {
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** SIGTERM and wait: the node's graceful shutdown. Returns the exit code (143 after a clean SIGTERM exit). */
+    int stop(int replica) throws InterruptedException {
+        Process p = processes[replica];
+        if (p == null) {
+            return -1;
+        }
+        if (p.isAlive()) {
+            p.destroy();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+        return p.exitValue();
+    }
+
+    /** Stops every replica still running (SIGTERM, then SIGKILL after a minute), by PID. */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        for (int i = 0; i < processes.length; i++) {
+            try {
+                stop(i);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                if (processes[i] != null) {
+                    processes[i].destroyForcibly();
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code java <this JVM's flags> -cp <this classpath> io.queueenterprise.cli.QeCommand args...}. */
+    static List<String> qeCommand(String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String argsFile = System.getProperty("qe.jvm.args.file");
+        if (argsFile != null) {
+            command.add("@" + argsFile);
+            command.add("-Dqe.jvm.args.file=" + argsFile);
+        } else {
+            command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                    .filter(a -> !a.startsWith("-agentlib") && !a.startsWith("-javaagent") && !a.startsWith("-Xmx")).toList());
+        }
+        command.add("-Xmx512m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(QeCommand.class.getName());
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    /** Plainly on this host. */
+    static Process launchHere(int replica, List<String> command, Path log) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    private static String readFrom(Path file, long offset) throws IOException {
+        byte[] all = Files.readAllBytes(file);
+        return new String(all, (int) Math.min(offset, all.length), (int) Math.max(0, all.length - offset), StandardCharsets.UTF_8);
+    }
+
+    private static void writeOwnerOnly(Path file, byte[] content) throws IOException {
+        Files.write(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    }
+
+    /** A port free now on loopback (bound, then released: the node binds it moments later), not in {@code taken}. */
+    private static int freePort(Set<Integer> taken, boolean udp) throws IOException {
+        while (true) {
+            int port;
+            if (udp) {
+                try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+                    port = socket.getLocalPort();
+                }
+            } else {
+                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    port = socket.getLocalPort();
+                }
+            }
+            if (taken.add(port)) {
+                return port;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "LocalCluster(%d replicas in %s)", hosts.size(), root);
+    }
+}

@@ -1,0 +1,267 @@
+package io.queueenterprise.cli;
+
+import io.queueenterprise.replication.NodeStatus;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.ReplicationNode;
+import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.config.NodeConfigException;
+import io.queueenterprise.replication.config.NodeConfigReader;
+import io.queueenterprise.replication.engine.DropReason;
+import io.queueenterprise.replication.node.AdminClient;
+import io.queueenterprise.replication.node.AdminClientException;
+import io.queueenterprise.replication.node.QueueNode;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+
+/**
+ * {@code qe node --config node.yaml} runs a queue node (the replication engine, its admin endpoint, metrics and
+ * retention) until SIGTERM or SIGINT, then shuts it down gracefully. The subcommands talk to a running node's admin
+ * endpoint. Exit codes: 0 done; 1 the node refused or could not be reached, or could not start; 2 bad usage or a
+ * bad configuration document (one line naming the field and value).
+ */
+@Command(name = "node", mixinStandardHelpOptions = true,
+        description = {"Run a queue node: qe node --config node.yaml (docs/node-config.md). It serves replication,"
+                + " the admin endpoint and Prometheus metrics until SIGTERM, then stops gracefully.",
+                "Or drive a running node through its admin endpoint: qe node status|promote|follow|fence --admin HOST:PORT"
+                        + " --token-file FILE.",
+                "Exit status: 0 done, 1 refused by the node / unreachable / failed to start, 2 bad usage or configuration."},
+        subcommands = {NodeCommand.Status.class, NodeCommand.Promote.class, NodeCommand.Follow.class, NodeCommand.Fence.class})
+public final class NodeCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "the node-configuration document (YAML, schema version 1)")
+    Path config;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (config == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "qe node needs --config FILE to run a node, or a subcommand: status, promote, follow, fence");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        NodeConfig nodeConfig;
+        try {
+            nodeConfig = NodeConfigReader.read(config);
+        } catch (NodeConfigException e) {
+            // A field's message names the field, not the file: say which file; a read failure names it already.
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    e.field().isEmpty() && e.getMessage().startsWith("cannot read") ? e.getMessage() : config + ": " + e.getMessage());
+        }
+        QueueNode node;
+        try {
+            node = QueueNode.start(nodeConfig, config -> {
+                ReplicationNode engine = ReplicationNode.start(config);
+                return new QueueNode.Engine(engine, () -> droppedByReason(engine));
+            }, QueueNode.RETENTION_INTERVAL);
+        } catch (IOException | RuntimeException e) {
+            err.println("qe node: " + nodeConfig.nodeId() + " could not start: " + (e.getMessage() == null ? e : e.getMessage()));
+            err.flush();
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread shutdown = new Thread(() -> {
+            try {
+                out.println("qe node: " + nodeConfig.nodeId() + " stopping (graceful: what was acknowledged stays acknowledged)");
+                out.flush();
+                node.close();
+                out.println("qe node: " + nodeConfig.nodeId() + " stopped");
+                out.flush();
+            } finally {
+                stopped.countDown();
+            }
+        }, "qe-node-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdown);
+        NodeStatus status = node.engine().status();
+        out.printf(Locale.ROOT, "qe node: %s started: admin %s:%d, metrics %s:%d, queues %s; %s at term %d%s%n",
+                nodeConfig.nodeId(), nodeConfig.admin().bindAddress(), node.adminPort(), nodeConfig.metrics().bindAddress(),
+                node.metricsPort(), nodeConfig.queues().stream().map(NodeConfig.QueueSpec::name).collect(Collectors.joining(", ")),
+                status.role(), status.term(), status.role() == NodeStatus.Role.STANDBY ? " (waiting for promote or follow)" : "");
+        out.flush();
+        stopped.await(); // until SIGTERM/SIGINT runs the hook
+        return 0;
+    }
+
+    /** The engine's dropped-frame counters by reason, for the metrics. */
+    private static Map<String, Long> droppedByReason(ReplicationNode engine) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (DropReason reason : DropReason.values()) {
+            counts.put(reason.name(), engine.drops().get(reason));
+        }
+        return counts;
+    }
+
+    /** Runs one admin request and prints the node's status after it; a refusal is one line and exit code 1. */
+    abstract static class AdminCall implements Callable<Integer> {
+        @Option(names = "--admin", paramLabel = "HOST:PORT", required = true, description = "the node's admin endpoint")
+        String admin;
+
+        @Option(names = "--token-file", paramLabel = "FILE", required = true,
+                description = "file holding the admin token (the node's admin.credentialFile)")
+        Path tokenFile;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        abstract NodeStatus request(AdminClient client);
+
+        void validate() {
+        }
+
+        @Override
+        public Integer call() {
+            validate();
+            AdminClient client = client();
+            try {
+                print(spec.commandLine().getOut(), request(client));
+                return 0;
+            } catch (AdminClientException e) {
+                spec.commandLine().getErr().println("qe node " + spec.name() + ": " + e.getMessage());
+                return 1;
+            }
+        }
+
+        AdminClient client() {
+            CommandLine commandLine = spec.commandLine();
+            String port = admin.substring(admin.lastIndexOf(':') + 1);
+            if (!admin.matches("[^\\s:/]+:[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+                throw new CommandLine.ParameterException(commandLine, "--admin " + admin + " is not HOST:PORT (port 1..65535)");
+            }
+            String token;
+            try {
+                token = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new CommandLine.ParameterException(commandLine, "--token-file cannot be read: " + DemoFiles.describe(e));
+            }
+            if (token.isEmpty()) {
+                throw new CommandLine.ParameterException(commandLine, "--token-file " + tokenFile + " is empty");
+            }
+            return new AdminClient(admin, token);
+        }
+
+        long positiveTerm(long term) {
+            if (term < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--term must be at least 1, got " + term);
+            }
+            return term;
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Print the node's role, term and every queue's replication state.")
+    static final class Status extends AdminCall {
+        @Option(names = "--json", description = "print the status as the endpoint's JSON")
+        boolean json;
+
+        @Override
+        NodeStatus request(AdminClient client) {
+            return client.status();
+        }
+
+        @Override
+        public Integer call() {
+            if (!json) {
+                return super.call();
+            }
+            AdminClient client = client();
+            try {
+                spec.commandLine().getOut().println(new com.fasterxml.jackson.databind.ObjectMapper()
+                        .writerWithDefaultPrettyPrinter().writeValueAsString(client.status()));
+                return 0;
+            } catch (AdminClientException | com.fasterxml.jackson.core.JsonProcessingException e) {
+                spec.commandLine().getErr().println("qe node status: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "promote", mixinStandardHelpOptions = true,
+            description = "Make the node the leader at term T (higher than any term it has seen).")
+    static final class Promote extends AdminCall {
+        @Option(names = "--term", paramLabel = "T", required = true, description = "the new leadership term")
+        long term;
+
+        @Override
+        void validate() {
+            positiveTerm(term);
+        }
+
+        @Override
+        NodeStatus request(AdminClient client) {
+            return client.promote(term);
+        }
+    }
+
+    @Command(name = "follow", mixinStandardHelpOptions = true,
+            description = "Make the node follow leader ID at term T (at least the highest term it has seen).")
+    static final class Follow extends AdminCall {
+        @Option(names = "--leader", paramLabel = "ID", required = true, description = "the leader's node id (a configured peer)")
+        String leader;
+
+        @Option(names = "--term", paramLabel = "T", required = true, description = "the leader's term")
+        long term;
+
+        @Override
+        void validate() {
+            positiveTerm(term);
+        }
+
+        @Override
+        NodeStatus request(AdminClient client) {
+            return client.follow(leader, term);
+        }
+    }
+
+    @Command(name = "fence", mixinStandardHelpOptions = true,
+            description = "Stop the node leading at once and record term T as seen.")
+    static final class Fence extends AdminCall {
+        @Option(names = "--term", paramLabel = "T", required = true, description = "the term to record")
+        long term;
+
+        @Override
+        void validate() {
+            positiveTerm(term);
+        }
+
+        @Override
+        NodeStatus request(AdminClient client) {
+            return client.fence(term);
+        }
+    }
+
+    /** Role, term and one line per queue (and per follower, on a leader). */
+    static void print(PrintWriter out, NodeStatus status) {
+        out.printf(Locale.ROOT, "%s: %s at term %d%s%n", status.nodeId(), status.role(), status.term(),
+                status.leaderNodeId() == null ? "" : ", leader " + status.leaderNodeId());
+        for (QueueStatus q : status.queues()) {
+            out.printf(Locale.ROOT, "  queue %s: %s, last %s, durable %s, quorum %s, first %s, %,d bytes replicated, %,d frames dropped%n",
+                    q.name(), q.state(), index(q.lastIndex()), index(q.durableIndex()), index(q.quorumIndex()),
+                    index(q.firstIndex()), q.bytesReplicated(), q.framesDropped());
+            for (QueueStatus.PeerProgress p : q.peers()) {
+                out.printf(Locale.ROOT, "    follower %s: %s, %s, durable %s, lag %,d excerpts / %.3f ms%n", p.nodeId(),
+                        p.connected() ? "connected" : "NOT connected", p.state(), index(p.durableIndex()), p.lagExcerpts(),
+                        p.lagNanos() / 1e6);
+            }
+        }
+        out.flush();
+    }
+
+    /** Chronicle indexes read best in hex (cycle in the high bits); -1 means none. */
+    private static String index(long index) {
+        return index < 0 ? "none" : "0x" + Long.toHexString(index);
+    }
+}

@@ -1,0 +1,61 @@
+{{/* The operator's name; its pods carry app.kubernetes.io/name=queue-enterprise-operator, which the QueueClusters'
+     NetworkPolicies admit to the nodes' admin port. */}}
+{{- define "qe-operator.name" -}}
+queue-enterprise-operator
+{{- end -}}
+
+{{- define "qe-operator.fullname" -}}
+{{- if eq .Release.Name "queue-enterprise-operator" -}}
+queue-enterprise-operator
+{{- else -}}
+{{- printf "%s-queue-enterprise-operator" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "qe-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "qe-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "qe-operator.labels" -}}
+{{ include "qe-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "qe-operator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "qe-operator.nodeImage" -}}
+{{- printf "%s:%s" .Values.nodeImage.repository (default .Chart.AppVersion .Values.nodeImage.tag) -}}
+{{- end -}}
+
+{{/* What the operator may do in a namespace it watches: least privilege for what it manages. */}}
+{{- define "qe-operator.namespacedRules" -}}
+- apiGroups: ["queue-enterprise.io"]
+  resources: ["queueclusters"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["queue-enterprise.io"]
+  resources: ["queueclusters/status"]
+  verbs: ["get", "patch", "update"]
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
+- apiGroups: [""]
+  resources: ["services", "configmaps", "secrets"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["policy"]
+  resources: ["poddisruptionbudgets"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
+- apiGroups: ["networking.k8s.io"]
+  resources: ["networkpolicies"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
+- apiGroups: ["monitoring.coreos.com"]
+  resources: ["podmonitors"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
+{{- end -}}

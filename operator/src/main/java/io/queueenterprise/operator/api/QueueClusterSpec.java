@@ -1,0 +1,227 @@
+package io.queueenterprise.operator.api;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/**
+ * What a QueueCluster asks for. Rules the API server enforces (CEL, {@code x-kubernetes-validations}) sit on the
+ * class or field they constrain; each message names the field and why, since that message is all a user sees.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "self.queues.all(q, self.queues.exists_one(p, p.name == q.name))",
+    message = "queue names must be unique within a QueueCluster", fieldPath = ".queues")
+@ValidationRule(value = "(self.ackMode != 'QUORUM' && !self.queues.exists(q, has(q.ackMode) && q.ackMode == 'QUORUM'))"
+    + " || self.replicas % 2 == 1",
+    message = "replicas must be odd when ackMode is QUORUM (for the cluster or any queue): an even count adds a replica"
+        + " without tolerating one more failure", fieldPath = ".replicas")
+@ValidationRule(value = "!self.pinned || self.coresPerReplica.matches('^[1-9][0-9]*$')",
+    message = "coresPerReplica must be a whole number of cores (e.g. \"2\") when pinned is true: the static CPU manager"
+        + " grants exclusive cores only to integer CPU requests", fieldPath = ".coresPerReplica")
+@ValidationRule(value = "self.queues.all(q, oldSelf.queues.all(o, o.name != q.name"
+    + " || (o.encryption == q.encryption && o.rollCycle == q.rollCycle)))",
+    message = "a queue's encryption and rollCycle are immutable: its cycle files and descriptor were written with them",
+    fieldPath = ".queues")
+public class QueueClusterSpec {
+    @Required
+    @Size(min = 1, max = 32)
+    @JsonPropertyDescription("The queues every replica hosts.")
+    private List<QueueDefinition> queues = new ArrayList<>();
+
+    @Min(1)
+    @Max(9)
+    @Default("3")
+    @JsonPropertyDescription("How many replicas (pods) hold every queue; odd when ackMode is QUORUM.")
+    private Integer replicas = 3;
+
+    @Default("ASYNC")
+    @JsonPropertyDescription("Acknowledgement mode of every queue that does not set its own.")
+    private AckMode ackMode = AckMode.ASYNC;
+
+    @Default("true")
+    @JsonPropertyDescription("Pin each replica to exclusive cores: Guaranteed QoS with whole CPUs, on a node pool whose"
+        + " kubelet runs the static CPU manager.")
+    private Boolean pinned = true;
+
+    @Default("1")
+    @Size(max = 16)
+    @Pattern("^([1-9][0-9]*|[1-9][0-9]*m)$")
+    @JsonPropertyDescription("CPU per replica, requests = limits (a whole number when pinned).")
+    private String coresPerReplica = "1";
+
+    @Required
+    @Size(max = 32)
+    @Pattern("^[1-9][0-9]*(Ki|Mi|Gi|Ti|K|M|G|T)?$")
+    @JsonPropertyDescription("Memory per replica, requests = limits (Guaranteed QoS), heap and mapped pages included.")
+    private String memory;
+
+    @Default("256Mi")
+    @Size(max = 32)
+    @Pattern("^[1-9][0-9]*(Ki|Mi|Gi)$")
+    @JsonPropertyDescription("Size of the memory-backed /dev/shm that Aeron's log buffers live in.")
+    private String sharedMemory = "256Mi";
+
+    @Required
+    @ValidationRule(value = "self == oldSelf",
+        message = "storage is immutable: a StatefulSet's volumeClaimTemplates cannot change")
+    @JsonPropertyDescription("The persistent volume each replica keeps its cycle files on (immutable).")
+    private StorageSpec storage;
+
+    @JsonPropertyDescription("Which nodes the replicas run on: the tuned pool.")
+    private NodePool nodePool;
+
+    @Default("POD")
+    @ValidationRule(value = "self == oldSelf",
+        message = "networkMode is immutable: peers' addresses and ports are fixed in every replica's configuration")
+    @JsonPropertyDescription("POD network, or HOST network for the lowest latency (one replica per node).")
+    private NetworkMode networkMode = NetworkMode.POD;
+
+    @Default("BACKOFF")
+    @JsonPropertyDescription("How each node's duty-cycle thread idles; BUSY_SPIN burns its pinned core.")
+    private IdleStrategy idleStrategy = IdleStrategy.BACKOFF;
+
+    @Size(max = 253)
+    @JsonPropertyDescription("Secret holding the credential remote clients present (mounted read-only, mode 0400).")
+    private String clientCredentialSecret;
+
+    @JsonPropertyDescription("Pods allowed to reach the replicas' client and replication ports (NetworkPolicy);"
+        + " nobody else but the operator and the replicas themselves.")
+    private AuthorizedClients authorizedClients;
+
+    @Size(max = 512)
+    @JsonPropertyDescription("Node image; defaults to the operator's QE_NODE_IMAGE.")
+    private String image;
+
+    @JsonPropertyDescription("Prometheus scraping.")
+    private Monitoring monitoring;
+
+    public List<QueueDefinition> getQueues() {
+        return queues;
+    }
+
+    public void setQueues(List<QueueDefinition> queues) {
+        this.queues = queues;
+    }
+
+    public Integer getReplicas() {
+        return replicas;
+    }
+
+    public void setReplicas(Integer replicas) {
+        this.replicas = replicas;
+    }
+
+    public AckMode getAckMode() {
+        return ackMode;
+    }
+
+    public void setAckMode(AckMode ackMode) {
+        this.ackMode = ackMode;
+    }
+
+    public Boolean getPinned() {
+        return pinned;
+    }
+
+    public void setPinned(Boolean pinned) {
+        this.pinned = pinned;
+    }
+
+    public String getCoresPerReplica() {
+        return coresPerReplica;
+    }
+
+    public void setCoresPerReplica(String coresPerReplica) {
+        this.coresPerReplica = coresPerReplica;
+    }
+
+    public String getMemory() {
+        return memory;
+    }
+
+    public void setMemory(String memory) {
+        this.memory = memory;
+    }
+
+    public String getSharedMemory() {
+        return sharedMemory;
+    }
+
+    public void setSharedMemory(String sharedMemory) {
+        this.sharedMemory = sharedMemory;
+    }
+
+    public StorageSpec getStorage() {
+        return storage;
+    }
+
+    public void setStorage(StorageSpec storage) {
+        this.storage = storage;
+    }
+
+    public NodePool getNodePool() {
+        return nodePool;
+    }
+
+    public void setNodePool(NodePool nodePool) {
+        this.nodePool = nodePool;
+    }
+
+    public NetworkMode getNetworkMode() {
+        return networkMode;
+    }
+
+    public void setNetworkMode(NetworkMode networkMode) {
+        this.networkMode = networkMode;
+    }
+
+    public IdleStrategy getIdleStrategy() {
+        return idleStrategy;
+    }
+
+    public void setIdleStrategy(IdleStrategy idleStrategy) {
+        this.idleStrategy = idleStrategy;
+    }
+
+    public String getClientCredentialSecret() {
+        return clientCredentialSecret;
+    }
+
+    public void setClientCredentialSecret(String clientCredentialSecret) {
+        this.clientCredentialSecret = clientCredentialSecret;
+    }
+
+    public AuthorizedClients getAuthorizedClients() {
+        return authorizedClients;
+    }
+
+    public void setAuthorizedClients(AuthorizedClients authorizedClients) {
+        this.authorizedClients = authorizedClients;
+    }
+
+    public String getImage() {
+        return image;
+    }
+
+    public void setImage(String image) {
+        this.image = image;
+    }
+
+    public Monitoring getMonitoring() {
+        return monitoring;
+    }
+
+    public void setMonitoring(Monitoring monitoring) {
+        this.monitoring = monitoring;
+    }
+}

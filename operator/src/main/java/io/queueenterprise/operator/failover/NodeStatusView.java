@@ -1,0 +1,62 @@
+package io.queueenterprise.operator.failover;
+
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * {@code GET /v1/status} of a node's admin endpoint as the operator reads it (docs/node-contract.md): the operator's
+ * own copy of the node's NodeStatus JSON, so that it needs no node classes. Unknown fields are ignored: a newer node
+ * may report more.
+ *
+ * @param cpusAllowedList the node's {@code Cpus_allowed_list} from /proc/self/status at start, for the Pinned
+ *                        condition; null when the node does not report it
+ * @param calibration     the node's {@code qe calibrate} document (schema {@code qe-calibration/1},
+ *                        docs/calibration-json-schema.md) measured on its pinned cores, when it ran one; the operator
+ *                        publishes its plain and authenticated-encrypted rates ({@link CalibrationReading})
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues,
+                             String cpusAllowedList, JsonNode calibration) {
+    public static final String LEADER = "LEADER";
+    public static final String FOLLOWER = "FOLLOWER";
+    public static final String FENCED = "FENCED";
+    public static final String STANDBY = "STANDBY";
+
+    public NodeStatusView {
+        queues = queues == null ? List.of() : List.copyOf(queues);
+    }
+
+    public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null);
+    }
+
+    public boolean isLeaderAt(long expectedTerm) {
+        return LEADER.equals(role) && term == expectedTerm;
+    }
+
+    public boolean isFollowing(String leader, long expectedTerm) {
+        return FOLLOWER.equals(role) && term == expectedTerm && leader.equals(leaderNodeId);
+    }
+
+    /** Durable index of {@code queue}, -1 when the node does not report it (nothing held). */
+    public long durableIndex(String queue) {
+        return queues.stream().filter(q -> q.name().equals(queue)).mapToLong(Queue::durableIndex).findFirst().orElse(-1L);
+    }
+
+    /** One hosted queue; {@code peers} only on a leader. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Queue(String name, String state, long lastIndex, long durableIndex, long quorumIndex, long firstIndex,
+                        List<Peer> peers, long bytesReplicated, long framesDropped) {
+        public Queue {
+            peers = peers == null ? List.of() : List.copyOf(peers);
+        }
+    }
+
+    /** A follower as its leader sees it. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Peer(String nodeId, boolean connected, long durableIndex, long lagExcerpts, long lagNanos, String state) {
+    }
+}

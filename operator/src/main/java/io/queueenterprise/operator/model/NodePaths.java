@@ -1,0 +1,18 @@
+package io.queueenterprise.operator.model;
+
+/** Where a node pod finds what the operator gives it, and the ports it listens on (fixed: one replica per pod). */
+public final class NodePaths {
+    public static final String DATA_DIRECTORY = "/var/lib/queue-enterprise";
+    public static final String CONFIG_DIRECTORY = "/etc/queue-enterprise/config";
+    public static final String ADMIN_DIRECTORY = "/etc/queue-enterprise/admin";
+    public static final String ADMIN_TOKEN_FILE = ADMIN_DIRECTORY + "/token";
+    public static final String PEER_DIRECTORY = "/etc/queue-enterprise/peer";
+    public static final String PEER_CREDENTIAL_FILE = PEER_DIRECTORY + "/credential";
+    public static final String CLIENT_DIRECTORY = "/etc/queue-enterprise/client";
+    public static final int REPLICATION_PORT = 40100;
+    public static final int ADMIN_PORT = 40190;
+    public static final int METRICS_PORT = 40191;
+
+    private NodePaths() {
+    }
+}

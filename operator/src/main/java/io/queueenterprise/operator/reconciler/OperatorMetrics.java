@@ -1,0 +1,86 @@
+package io.queueenterprise.operator.reconciler;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.operator.api.Calibration;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterStatus;
+import io.queueenterprise.operator.api.QueueProgress;
+import io.queueenterprise.operator.api.ReplicaStatus;
+
+/**
+ * What the operator exports to Prometheus: reconcile outcomes, failovers, each cluster's term and conditions, each
+ * replica's durable index and lag, and the published calibration figures. The chart's alerts are written against
+ * these names (helm/queue-enterprise-operator/templates/prometheusrule.yaml).
+ */
+public final class OperatorMetrics {
+    private final Counter reconciliations;
+    private final Counter failovers;
+    private final Gauge term;
+    private final Gauge condition;
+    private final Gauge durableIndex;
+    private final Gauge lag;
+    private final Gauge calibration;
+
+    public OperatorMetrics(PrometheusRegistry registry) {
+        reconciliations = Counter.builder().name("queue_enterprise_operator_reconciliations_total")
+            .help("QueueCluster reconciliations by result").labelNames("namespace", "cluster", "result").register(registry);
+        failovers = Counter.builder().name("queue_enterprise_operator_failovers_total")
+            .help("Leaders replaced by the operator").labelNames("namespace", "cluster").register(registry);
+        term = Gauge.builder().name("queue_enterprise_cluster_term")
+            .help("Highest leadership term the operator issued").labelNames("namespace", "cluster").register(registry);
+        condition = Gauge.builder().name("queue_enterprise_cluster_condition")
+            .help("1 when the condition is True, 0 otherwise (Ready, Quorum, Pinned, Failover)")
+            .labelNames("namespace", "cluster", "type").register(registry);
+        durableIndex = Gauge.builder().name("queue_enterprise_replica_durable_index")
+            .help("Last index a replica holds with everything before it").labelNames("namespace", "cluster", "replica", "queue")
+            .register(registry);
+        lag = Gauge.builder().name("queue_enterprise_replica_lag_excerpts")
+            .help("Leader's last index minus the replica's durable index").labelNames("namespace", "cluster", "replica", "queue")
+            .register(registry);
+        calibration = Gauge.builder().name("queue_enterprise_replica_calibrated_messages_per_second")
+            .help("Highest rate with p99 within the target on the replica's pinned cores")
+            .labelNames("namespace", "cluster", "replica", "mode").register(registry);
+    }
+
+    void reconciled(QueueCluster cluster, String result) {
+        reconciliations.labelValues(namespace(cluster), name(cluster), result).inc();
+    }
+
+    void failover(QueueCluster cluster) {
+        failovers.labelValues(namespace(cluster), name(cluster)).inc();
+    }
+
+    void publish(QueueCluster cluster, QueueClusterStatus status) {
+        String namespace = namespace(cluster);
+        String name = name(cluster);
+        term.labelValues(namespace, name).set(status.getTerm() == null ? 0 : status.getTerm());
+        status.getConditions().forEach(c -> condition.labelValues(namespace, name, c.getType()).set("True".equals(c.getStatus()) ? 1 : 0));
+        for (ReplicaStatus replica : status.getReplicas()) {
+            for (QueueProgress queue : replica.getQueues()) {
+                if (queue.getDurableIndex() != null) {
+                    durableIndex.labelValues(namespace, name, replica.getName(), queue.getName()).set(queue.getDurableIndex());
+                }
+                if (queue.getLagExcerpts() != null) {
+                    lag.labelValues(namespace, name, replica.getName(), queue.getName()).set(queue.getLagExcerpts());
+                }
+            }
+            Calibration measured = replica.getCalibration();
+            if (measured != null && measured.getPlainMessagesPerSecond() != null) {
+                calibration.labelValues(namespace, name, replica.getName(), "plain").set(measured.getPlainMessagesPerSecond());
+            }
+            if (measured != null && measured.getEncryptedMessagesPerSecond() != null) {
+                calibration.labelValues(namespace, name, replica.getName(), "encrypted").set(measured.getEncryptedMessagesPerSecond());
+            }
+        }
+    }
+
+    private static String namespace(QueueCluster cluster) {
+        return cluster.getMetadata().getNamespace();
+    }
+
+    private static String name(QueueCluster cluster) {
+        return cluster.getMetadata().getName();
+    }
+}

@@ -1,0 +1,230 @@
+package io.queueenterprise.operator.reconciler;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.queueenterprise.operator.api.Calibration;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterStatus;
+import io.queueenterprise.operator.failover.AdminClient;
+import io.queueenterprise.operator.failover.AdminException;
+import io.queueenterprise.operator.failover.CalibrationReading;
+import io.queueenterprise.operator.failover.FailoverExecutor;
+import io.queueenterprise.operator.failover.FailoverPlanner;
+import io.queueenterprise.operator.failover.Plan;
+import io.queueenterprise.operator.failover.ReplicaObservation;
+import io.queueenterprise.operator.failover.RollingUpdatePlanner;
+import io.queueenterprise.operator.model.ClusterNames;
+import io.queueenterprise.operator.model.NodePaths;
+import io.queueenterprise.operator.reconciler.dependent.AdminTokenSecretDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.ConfigMapDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.HeadlessServiceDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.ModelSupport;
+import io.queueenterprise.operator.reconciler.dependent.NetworkPolicyDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.PeerCredentialSecretDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.PodDisruptionBudgetDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.PodMonitorDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.StatefulSetDependentResource;
+
+/**
+ * Wires the workflow (one dependent resource per managed kind, applied before {@link #reconcile}) and then does what
+ * JOSDK cannot: applies the optional PodMonitor, asks every replica's admin endpoint for its status, plans and carries out leadership
+ * ({@link FailoverPlanner}, {@link FailoverExecutor}) and writes the status. Pod events (a leader's pod deleted)
+ * trigger a reconcile at once; otherwise nodes are polled every {@link #POLL}.
+ */
+@Workflow(dependents = {
+    @Dependent(name = "admin-token", type = AdminTokenSecretDependentResource.class),
+    @Dependent(name = "peer-credential", type = PeerCredentialSecretDependentResource.class),
+    @Dependent(name = "config", type = ConfigMapDependentResource.class),
+    @Dependent(name = "headless-service", type = HeadlessServiceDependentResource.class),
+    @Dependent(name = "statefulset", type = StatefulSetDependentResource.class,
+        dependsOn = {"admin-token", "peer-credential", "config", "headless-service"}),
+    @Dependent(name = "pod-disruption-budget", type = PodDisruptionBudgetDependentResource.class),
+    @Dependent(name = "network-policy", type = NetworkPolicyDependentResource.class)
+})
+@ControllerConfiguration(name = QueueClusterReconciler.NAME)
+public class QueueClusterReconciler implements Reconciler<QueueCluster> {
+    public static final String NAME = "queuecluster";
+    static final Duration POLL = Duration.ofSeconds(10);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
+    private static final String PODS = "node-pods";
+    private static final Logger LOG = LoggerFactory.getLogger(QueueClusterReconciler.class);
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(ADMIN_TIMEOUT).build();
+    private final OperatorMetrics metrics;
+
+    public QueueClusterReconciler(OperatorMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    @Override
+    public List<EventSource<?, QueueCluster>> prepareEventSources(EventSourceContext<QueueCluster> context) {
+        // the nodes' pods belong to the StatefulSet, not to us: mapped back through their instance label
+        InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, QueueCluster.class)
+            .withName(PODS)
+            .withLabelSelector(ClusterNames.LABEL_NAME + "=" + ClusterNames.APP)
+            .withSecondaryToPrimaryMapper(pod -> {
+                String instance = pod.getMetadata().getLabels().get(ClusterNames.LABEL_INSTANCE);
+                return instance == null ? Set.of() : Set.of(new ResourceID(instance, pod.getMetadata().getNamespace()));
+            })
+            .build();
+        return List.of(new InformerEventSource<>(pods, context));
+    }
+
+    @Override
+    public UpdateControl<QueueCluster> reconcile(QueueCluster cluster, Context<QueueCluster> context) {
+        ClusterNames names = ClusterNames.of(cluster);
+        QueueClusterStatus previous = cluster.getStatus() != null ? cluster.getStatus() : new QueueClusterStatus();
+        List<String> replicas = StatusModel.replicas(cluster);
+        Map<String, Pod> pods = new HashMap<>();
+        context.getSecondaryResources(Pod.class).stream()
+            .filter(pod -> names.cluster().equals(pod.getMetadata().getLabels().get(ClusterNames.LABEL_INSTANCE)))
+            .forEach(pod -> pods.put(pod.getMetadata().getName(), pod));
+
+        Optional<String> token = adminToken(context, names);
+        Map<String, AdminClient> clients = new LinkedHashMap<>();
+        Map<String, ReplicaObservation> observations = new LinkedHashMap<>();
+        Map<String, Calibration> calibrations = new HashMap<>();
+        for (String replica : replicas) {
+            Pod pod = pods.get(replica);
+            String lost = lostReason(replica, pod, token.isPresent());
+            if (lost != null) {
+                observations.put(replica, new ReplicaObservation.Lost(replica, lost));
+                continue;
+            }
+            AdminClient client = new AdminClient(http, replica,
+                URI.create("http://" + pod.getStatus().getPodIP() + ":" + NodePaths.ADMIN_PORT), token.orElseThrow(), ADMIN_TIMEOUT);
+            clients.put(replica, client);
+            try {
+                var status = client.status();
+                observations.put(replica, new ReplicaObservation.Reachable(replica, status));
+                Calibration calibration = CalibrationReading.read(status.calibration());
+                if (calibration != null) {
+                    calibrations.put(replica, calibration);
+                }
+            } catch (AdminException e) {
+                observations.put(replica, new ReplicaObservation.Lost(replica, e.reason() + " " + e.getMessage()));
+            }
+        }
+
+        long recordedTerm = previous.getTerm() == null ? 0 : previous.getTerm();
+        Plan plan = FailoverPlanner.plan(replicas, StatusModel.queues(cluster), recordedTerm, previous.getLeader(), observations);
+        if (plan instanceof Plan.Elect elect) {
+            LOG.info("{}/{}: electing {} at term {}: {}", names.namespace(), names.cluster(), elect.candidate(), elect.term(), elect.why());
+        }
+        FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, clients,
+            new StatusElectionRecorder(context.getClient(), cluster, metrics));
+        if (plan instanceof Plan.Steady steady) {
+            outcome = rollingUpdate(cluster, context, steady, pods, clients, observations, outcome);
+        }
+        String monitoringProblem = PodMonitorDependentResource.reconcile(cluster, context.getClient());
+        if (monitoringProblem != null) {
+            List<String> problems = new java.util.ArrayList<>(outcome.problems());
+            problems.add(monitoringProblem);
+            outcome = new FailoverExecutor.Outcome(outcome.leader(), outcome.term(), outcome.leaderInPlace(), problems);
+        }
+        QueueClusterStatus recorded = cluster.getStatus() != null ? cluster.getStatus() : previous;
+
+        QueueClusterStatus status = StatusModel.build(cluster, recorded, replicas, observations, outcome,
+            tunedNodes(cluster, context), calibrations, Instant.now().toString());
+        cluster.setStatus(status);
+        metrics.publish(cluster, status);
+        metrics.reconciled(cluster, plan.getClass().getSimpleName());
+        return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
+    }
+
+    /** One step of a rolling update, only from a steady cluster (RollingUpdatePlanner). */
+    private FailoverExecutor.Outcome rollingUpdate(QueueCluster cluster, Context<QueueCluster> context, Plan.Steady steady,
+                                                   Map<String, Pod> pods, Map<String, AdminClient> clients,
+                                                   Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome steadyOutcome) {
+        Optional<StatefulSet> set = context.getSecondaryResource(StatefulSet.class);
+        String updateRevision = set.map(s -> s.getStatus() == null ? null : s.getStatus().getUpdateRevision()).orElse(null);
+        if (updateRevision == null) {
+            return steadyOutcome;
+        }
+        Map<String, String> revisions = new HashMap<>();
+        pods.forEach((name, pod) -> {
+            String revision = pod.getMetadata().getLabels().get("controller-revision-hash");
+            if (revision != null) {
+                revisions.put(name, revision);
+            }
+        });
+        RollingUpdatePlanner.Step step = RollingUpdatePlanner.next(StatusModel.replicas(cluster), StatusModel.queues(cluster),
+            steady.term(), steady.leader(), revisions, updateRevision, observations);
+        ClusterNames names = ClusterNames.of(cluster);
+        if (step instanceof RollingUpdatePlanner.Restart restart) {
+            LOG.info("{}/{}: rolling update: restarting {}", names.namespace(), names.cluster(), restart.replica());
+            context.getClient().pods().inNamespace(names.namespace()).withName(restart.replica()).delete();
+        } else if (step instanceof RollingUpdatePlanner.Switchover switchover) {
+            LOG.info("{}/{}: rolling update: {}", names.namespace(), names.cluster(), switchover.plan().why());
+            return FailoverExecutor.switchover(switchover.plan(), StatusModel.queues(cluster), clients,
+                new StatusElectionRecorder(context.getClient(), cluster, metrics));
+        }
+        return steadyOutcome;
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<QueueCluster> updateErrorStatus(QueueCluster cluster, Context<QueueCluster> context, Exception e) {
+        metrics.reconciled(cluster, "Error");
+        LOG.warn("{}/{}: reconcile failed: {}", cluster.getMetadata().getNamespace(), cluster.getMetadata().getName(), e.toString());
+        return ErrorStatusUpdateControl.noStatusUpdate();
+    }
+
+    private static String lostReason(String replica, Pod pod, boolean haveToken) {
+        if (!haveToken) {
+            return "admin token Secret not readable yet";
+        }
+        if (pod == null) {
+            return "pod " + replica + " not found";
+        }
+        if (pod.getMetadata().getDeletionTimestamp() != null) {
+            return "pod " + replica + " is being deleted";
+        }
+        if (pod.getStatus() == null || !"Running".equals(pod.getStatus().getPhase()) || pod.getStatus().getPodIP() == null) {
+            return "pod " + replica + " is " + (pod.getStatus() == null ? "without status" : pod.getStatus().getPhase());
+        }
+        return null;
+    }
+
+    private static Optional<String> adminToken(Context<QueueCluster> context, ClusterNames names) {
+        Secret secret = context.getClient().secrets().inNamespace(names.namespace()).withName(names.adminTokenSecret()).get();
+        if (secret == null || secret.getData() == null || !secret.getData().containsKey(AdminTokenSecretDependentResource.KEY)) {
+            return Optional.empty();
+        }
+        return Optional.of(new String(Base64.getDecoder().decode(secret.getData().get(AdminTokenSecretDependentResource.KEY)),
+            StandardCharsets.UTF_8));
+    }
+
+    private static int tunedNodes(QueueCluster cluster, Context<QueueCluster> context) {
+        Map<String, String> selector = ModelSupport.model(cluster).nodeSelector();
+        return context.getClient().nodes().withLabels(selector).list().getItems().size();
+    }
+}

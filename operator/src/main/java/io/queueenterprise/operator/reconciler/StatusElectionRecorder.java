@@ -1,0 +1,69 @@
+package io.queueenterprise.operator.reconciler;
+
+import java.time.Instant;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterStatus;
+import io.queueenterprise.operator.failover.ElectionRecorder;
+import io.queueenterprise.operator.failover.Plan;
+
+/**
+ * Records elections in the QueueCluster's status. The term goes to the API server at once, with an update guarded by
+ * resourceVersion on a fresh read: if another writer (a second operator replica that also thinks it leads) got there
+ * first, the update fails with a conflict and nothing is promoted. The leader is recorded in memory and written by
+ * the reconcile's own status patch.
+ */
+final class StatusElectionRecorder implements ElectionRecorder {
+    private final KubernetesClient client;
+    private final QueueCluster cluster;
+    private final OperatorMetrics metrics;
+
+    StatusElectionRecorder(KubernetesClient client, QueueCluster cluster, OperatorMetrics metrics) {
+        this.client = client;
+        this.cluster = cluster;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void recordTerm(Plan.Elect plan) {
+        QueueCluster fresh = client.resources(QueueCluster.class).inNamespace(cluster.getMetadata().getNamespace())
+            .withName(cluster.getMetadata().getName()).get();
+        if (fresh == null) {
+            throw new IllegalStateException("QueueCluster " + cluster.getMetadata().getName() + " is gone");
+        }
+        QueueClusterStatus status = fresh.getStatus() != null ? fresh.getStatus() : new QueueClusterStatus();
+        long recorded = status.getTerm() == null ? 0 : status.getTerm();
+        if (recorded >= plan.term()) {
+            throw new IllegalStateException("term " + plan.term() + " is not above the recorded term " + recorded
+                + ": another operator instance issued it; replanning");
+        }
+        FailoverStatus failover = new FailoverStatus();
+        failover.setPhase(FailoverStatus.Phase.PROMOTING);
+        failover.setTerm(plan.term());
+        failover.setFormerLeader(plan.formerLeader());
+        failover.setCandidate(plan.candidate());
+        failover.setStartedAt(Instant.now().toString());
+        status.setTerm(plan.term());
+        status.setFailover(failover);
+        fresh.setStatus(status);
+        client.resources(QueueCluster.class).inNamespace(fresh.getMetadata().getNamespace()).resource(fresh).updateStatus();
+        // what the rest of this reconcile builds on
+        QueueClusterStatus local = cluster.getStatus() != null ? cluster.getStatus() : new QueueClusterStatus();
+        local.setTerm(plan.term());
+        local.setFailover(failover);
+        cluster.setStatus(local);
+        if (plan.formerLeader() != null) {
+            metrics.failover(cluster);
+        }
+    }
+
+    @Override
+    public void recordLeader(String leader, long term) {
+        QueueClusterStatus local = cluster.getStatus() != null ? cluster.getStatus() : new QueueClusterStatus();
+        local.setLeader(leader);
+        local.setTerm(Math.max(term, local.getTerm() == null ? 0 : local.getTerm()));
+        cluster.setStatus(local);
+    }
+}

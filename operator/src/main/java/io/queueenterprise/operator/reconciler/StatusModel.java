@@ -1,0 +1,173 @@
+package io.queueenterprise.operator.reconciler;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.queueenterprise.operator.api.Calibration;
+import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterStatus;
+import io.queueenterprise.operator.api.QueueProgress;
+import io.queueenterprise.operator.api.ReplicaStatus;
+import io.queueenterprise.operator.failover.FailoverExecutor;
+import io.queueenterprise.operator.failover.NodeStatusView;
+import io.queueenterprise.operator.failover.ReplicaObservation;
+import io.queueenterprise.operator.model.ClusterNames;
+import io.queueenterprise.operator.model.QueueClusterModel;
+
+/**
+ * The status a reconcile writes, as a pure function of what it observed and did: per-replica progress, and the
+ * Ready, Quorum, Pinned and Failover conditions. Pinning is judged from each node's own report of its
+ * {@code Cpus_allowed_list} (docs/operator.md): a replica got exclusive cores when its cpuset has exactly the whole
+ * cores it requested (a kubelet without the static policy grants the whole shared pool instead).
+ */
+public final class StatusModel {
+    private static final Pattern WHOLE_CORES = Pattern.compile("[1-9][0-9]*");
+
+    private StatusModel() {
+    }
+
+    /**
+     * @param tunedNodes   nodes matching the pinned pods' node selector (tuned pool, static policy label)
+     * @param outcome      what the failover step did this reconcile
+     * @param calibrations per replica, the node's published calibration, when it reports one
+     */
+    public static QueueClusterStatus build(QueueCluster cluster, QueueClusterStatus previous, List<String> replicas,
+                                           Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome outcome,
+                                           int tunedNodes, Map<String, Calibration> calibrations, String now) {
+        long generation = cluster.getMetadata().getGeneration() == null ? 0 : cluster.getMetadata().getGeneration();
+        QueueClusterStatus status = new QueueClusterStatus();
+        status.setObservedGeneration(generation);
+        status.setTerm(Math.max(previous.getTerm() == null ? 0 : previous.getTerm(), outcome.term()));
+        status.setLeader(outcome.leaderInPlace() ? outcome.leader() : previous.getLeader());
+        status.setFailover(failover(previous.getFailover(), outcome));
+        NodeStatusView leader = outcome.leaderInPlace() && observations.get(outcome.leader()) instanceof ReplicaObservation.Reachable l
+            ? l.status() : null;
+        List<ReplicaStatus> replicaStatuses = new ArrayList<>();
+        int reachable = 0;
+        for (String replica : replicas) {
+            ReplicaStatus replicaStatus = new ReplicaStatus();
+            replicaStatus.setName(replica);
+            replicaStatus.setCalibration(calibrations.get(replica));
+            if (observations.get(replica) instanceof ReplicaObservation.Reachable answer) {
+                reachable++;
+                NodeStatusView node = answer.status();
+                replicaStatus.setRole(node.role());
+                replicaStatus.setTerm(node.term());
+                replicaStatus.setCpusAllowedList(node.cpusAllowedList());
+                replicaStatus.setExclusiveCores(exclusive(cluster, node.cpusAllowedList()));
+                for (NodeStatusView.Queue queue : node.queues()) {
+                    replicaStatus.getQueues().add(new QueueProgress(queue.name(), queue.state(), queue.durableIndex(),
+                        lag(leader, replica, queue.name())));
+                }
+            } else {
+                replicaStatus.setRole("UNREACHABLE");
+            }
+            replicaStatuses.add(replicaStatus);
+        }
+        status.setReplicas(replicaStatuses);
+
+        List<Condition> conditions = new ArrayList<>();
+        int majority = QueueClusterModel.majority(replicas.size());
+        conditions.add(Conditions.of(Conditions.QUORUM, reachable >= majority, reachable >= majority ? "MajorityAnswers" : "NoQuorum",
+            reachable + " of " + replicas.size() + " replicas answer on their admin endpoint; a majority is " + majority, generation));
+        boolean ready = outcome.leaderInPlace() && outcome.problems().isEmpty() && reachable == replicas.size();
+        conditions.add(Conditions.of(Conditions.READY, ready, ready ? "LeaderAndFollowersInPlace" : "NotReady",
+            ready ? "leader " + outcome.leader() + " at term " + outcome.term() + ", every replica following"
+                : String.join("; ", outcome.problems().isEmpty() ? List.of(reachable + " of " + replicas.size() + " replicas answer")
+                : outcome.problems()), generation));
+        conditions.add(pinned(cluster, replicaStatuses, tunedNodes, generation));
+        FailoverStatus failover = status.getFailover();
+        boolean failingOver = failover != null && failover.getPhase() != FailoverStatus.Phase.COMPLETED;
+        conditions.add(Conditions.of(Conditions.FAILOVER, failingOver, failingOver ? "InProgress" : "NoFailoverInProgress",
+            failover == null ? "no failover so far" : "term " + failover.getTerm() + ": " + failover.getFormerLeader() + " -> "
+                + failover.getCandidate() + " (" + failover.getPhase() + ")", generation));
+        status.setConditions(Conditions.merge(previous.getConditions(), conditions, now));
+        return status;
+    }
+
+    private static FailoverStatus failover(FailoverStatus previous, FailoverExecutor.Outcome outcome) {
+        if (previous != null && previous.getPhase() != FailoverStatus.Phase.COMPLETED && outcome.leaderInPlace()
+            && previous.getTerm() != null && outcome.term() >= previous.getTerm()) {
+            previous.setPhase(FailoverStatus.Phase.COMPLETED);
+            previous.setCandidate(outcome.leader());
+        }
+        return previous;
+    }
+
+    private static Long lag(NodeStatusView leader, String replica, String queue) {
+        if (leader == null) {
+            return null;
+        }
+        if (leader.nodeId().equals(replica)) {
+            return 0L;
+        }
+        return leader.queues().stream().filter(q -> q.name().equals(queue)).flatMap(q -> q.peers().stream())
+            .filter(peer -> peer.nodeId().equals(replica)).map(NodeStatusView.Peer::lagExcerpts).findFirst().orElse(null);
+    }
+
+    /** Null when not judged (not pinned, or not reported). */
+    static Boolean exclusive(QueueCluster cluster, String cpusAllowedList) {
+        String cores = cluster.getSpec().getCoresPerReplica();
+        if (!Boolean.TRUE.equals(cluster.getSpec().getPinned()) || cpusAllowedList == null || !WHOLE_CORES.matcher(cores).matches()) {
+            return null;
+        }
+        try {
+            BitSet granted = CpuSet.parse(cpusAllowedList);
+            return granted.cardinality() == Integer.parseInt(cores);
+        } catch (IllegalArgumentException unreadable) {
+            return false;
+        }
+    }
+
+    private static Condition pinned(QueueCluster cluster, List<ReplicaStatus> replicas, int tunedNodes, long generation) {
+        if (!Boolean.TRUE.equals(cluster.getSpec().getPinned())) {
+            return Conditions.of(Conditions.PINNED, false, "NotRequested", "spec.pinned is false", generation);
+        }
+        if (tunedNodes == 0) {
+            return Conditions.of(Conditions.PINNED, false, "NoTunedNode", "no node is labelled "
+                + ClusterNames.TUNED_NODE_LABEL + "=" + ClusterNames.TUNED_NODE_VALUE + " and matches the node pool's selector:"
+                + " pinned replicas cannot be scheduled (docs/operator.md: preparing a tuned node pool)", generation);
+        }
+        List<String> shared = new ArrayList<>();
+        List<String> unreported = new ArrayList<>();
+        for (ReplicaStatus replica : replicas) {
+            if (replica.getExclusiveCores() == null) {
+                unreported.add(replica.getName());
+            } else if (!replica.getExclusiveCores()) {
+                shared.add(replica.getName() + " got cpus " + replica.getCpusAllowedList());
+            }
+        }
+        if (!shared.isEmpty()) {
+            return Conditions.of(Conditions.PINNED, false, "CoresNotExclusive", String.join(", ", shared) + " for "
+                + cluster.getSpec().getCoresPerReplica() + " requested whole core(s): the node's kubelet did not grant"
+                + " exclusive cores (static CPU manager policy?)", generation);
+        }
+        if (!unreported.isEmpty()) {
+            return Conditions.unknown(Conditions.PINNED, "NotReported", String.join(", ", unreported)
+                + " did not report Cpus_allowed_list on its admin endpoint", generation);
+        }
+        return Conditions.of(Conditions.PINNED, true, "ExclusiveCores", "every replica holds "
+            + cluster.getSpec().getCoresPerReplica() + " exclusive core(s) on " + tunedNodes + " tuned node(s)", generation);
+    }
+
+    /** Replica names of a cluster, in ordinal order. */
+    public static List<String> replicas(QueueCluster cluster) {
+        ClusterNames names = ClusterNames.of(cluster);
+        List<String> replicas = new ArrayList<>();
+        for (int ordinal = 0; ordinal < cluster.getSpec().getReplicas(); ordinal++) {
+            replicas.add(names.replica(ordinal));
+        }
+        return replicas;
+    }
+
+    /** Exposed for FailoverPlanner's callers: queue names in configuration order. */
+    public static List<String> queues(QueueCluster cluster) {
+        return cluster.getSpec().getQueues().stream().map(q -> q.getName()).toList();
+    }
+
+}

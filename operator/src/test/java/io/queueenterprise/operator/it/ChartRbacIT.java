@@ -1,0 +1,170 @@
+package io.queueenterprise.operator.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import com.marcnuri.helm.Helm;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
+import io.queueenterprise.kubernetes.testbed.Testbed;
+import io.queueenterprise.operator.QueueEnterpriseOperator;
+import io.queueenterprise.operator.api.Encryption;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterSpec;
+import io.queueenterprise.operator.api.QueueDefinition;
+import io.queueenterprise.operator.api.RollCycle;
+import io.queueenterprise.operator.api.StorageSpec;
+import io.queueenterprise.operator.model.OperatorSettings;
+
+/**
+ * The chart's RBAC is enough, and no more: the chart's CRD and its rendered ServiceAccount, roles and bindings are
+ * applied to the test bed's real API server, and the operator runs in this JVM AS the chart's ServiceAccount
+ * (impersonated) with leader election in the release namespace and one watched namespace. It reconciles a
+ * QueueCluster there (every dependent created, status written, the Lease taken, the Pinned condition read from the
+ * nodes), and the same identity is refused Secrets of a namespace it does not watch. No operator image is built
+ * yet, so the chart's Deployment itself is not run.
+ */
+@KubernetesTestbed
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ChartRbacIT {
+    private static final Path CHART = Path.of(System.getProperty("qe.helm.chart.dir", "../helm/queue-enterprise-operator"));
+    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
+
+    private final Testbed testbed;
+    private final KubernetesClient admin;
+    private final String suffix = UUID.randomUUID().toString().substring(0, 6);
+    private final String release = "qe-rbac-system-" + suffix;
+    private final String watched = "qe-rbac-watched-" + suffix;
+    private final String elsewhere = "qe-rbac-elsewhere-" + suffix;
+    private final List<HasMetadata> rbac = new ArrayList<>();
+
+    ChartRbacIT(Testbed testbed) {
+        this.testbed = testbed;
+        this.admin = testbed.client();
+    }
+
+    @BeforeAll
+    void installCrdAndRbac() throws IOException {
+        try (InputStream crd = Files.newInputStream(CHART.resolve("crds/queueclusters.queue-enterprise.io-v1.yml"))) {
+            CustomResourceDefinition definition = admin.apiextensions().v1().customResourceDefinitions().load(crd).item();
+            admin.resource(definition).forceConflicts().serverSideApply();
+        }
+        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
+            && crd.getStatus() != null && crd.getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
+        for (String namespace : List.of(release, watched, elsewhere)) {
+            admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+        }
+        String manifests = new Helm(CHART).template().withName("qe").withNamespace(release).withKubeVersion("v1.34.4")
+            .set("watchNamespaces[0]", watched).call();
+        for (HasMetadata item : admin.load(new ByteArrayInputStream(manifests.getBytes(StandardCharsets.UTF_8))).items()) {
+            if (Set.of("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding").contains(item.getKind())) {
+                rbac.add(admin.resource(item).forceConflicts().serverSideApply());
+            }
+        }
+        assertEquals(Set.of("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"),
+            rbac.stream().map(HasMetadata::getKind).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    @AfterAll
+    void removeEverything() {
+        admin.resources(QueueCluster.class).inNamespace(watched).delete();
+        for (String namespace : List.of(release, watched, elsewhere)) {
+            admin.namespaces().withName(namespace).delete();
+        }
+        rbac.stream().filter(item -> item.getMetadata().getNamespace() == null).forEach(item -> admin.resource(item).delete());
+        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+    }
+
+    private KubernetesClient asChartServiceAccount() throws IOException {
+        Config config = new ConfigBuilder(Config.fromKubeconfig(Files.readString(testbed.kubeconfig())))
+            .withImpersonateUsername("system:serviceaccount:" + release + ":qe-queue-enterprise-operator").build();
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    @Test
+    void theOperatorReconcilesWithTheChartsRbacAndNothingMore() throws IOException {
+        try (KubernetesClient operatorClient = asChartServiceAccount()) {
+            KubernetesClientException refused = assertThrows(KubernetesClientException.class,
+                () -> operatorClient.secrets().inNamespace(elsewhere).list());
+            assertEquals(403, refused.getCode(), "Secrets of an unwatched namespace: " + refused.getMessage());
+
+            OperatorSettings settings = new OperatorSettings(testbed.nodeImage(), "Never", OperatorSettings.DEFAULT_NODE_ARGUMENTS,
+                "cluster.local", release, Map.of("app.kubernetes.io/name", "queue-enterprise-operator"));
+            try (QueueEnterpriseOperator operator = new QueueEnterpriseOperator(operatorClient, settings, Set.of(watched), release,
+                new PrometheusRegistry(), false)) {
+                operator.start();
+                QueueCluster created = admin.resources(QueueCluster.class).inNamespace(watched).resource(cluster()).create();
+                QueueCluster reconciled = admin.resources(QueueCluster.class).inNamespace(watched).withName("rbac")
+                    .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getObservedGeneration() != null,
+                        3, TimeUnit.MINUTES);
+                assertEquals(created.getMetadata().getGeneration(), reconciled.getStatus().getObservedGeneration());
+                Map<String, String> conditions = new TreeMap<>();
+                reconciled.getStatus().getConditions().forEach(c -> conditions.put(c.getType(), c.getStatus() + " " + c.getReason()));
+                // the nodes were listed (cluster-wide read): none is labelled as tuned here
+                assertEquals("False NoTunedNode", conditions.get("Pinned"), conditions.toString());
+                for (String name : List.of("rbac-admin-token", "rbac-peer-credential")) {
+                    assertNotNull(admin.secrets().inNamespace(watched).withName(name).get(), name);
+                }
+                assertNotNull(admin.configMaps().inNamespace(watched).withName("rbac-config").get());
+                assertNotNull(admin.services().inNamespace(watched).withName("rbac-nodes").get());
+                assertNotNull(admin.apps().statefulSets().inNamespace(watched).withName("rbac").get());
+                assertNotNull(admin.policy().v1().podDisruptionBudget().inNamespace(watched).withName("rbac").get());
+                assertNotNull(admin.network().v1().networkPolicies().inNamespace(watched).withName("rbac").get());
+                var lease = admin.leases().inNamespace(release).withName(QueueEnterpriseOperator.LEASE_NAME).get();
+                assertNotNull(lease, "leader election took its Lease in the release namespace");
+                assertTrue(lease.getSpec().getHolderIdentity() != null && !lease.getSpec().getHolderIdentity().isEmpty(), lease.toString());
+            }
+        }
+    }
+
+    private static QueueCluster cluster() {
+        QueueDefinition queue = new QueueDefinition();
+        queue.setName("orders");
+        queue.setRollCycle(RollCycle.FAST_HOURLY);
+        queue.setEncryption(Encryption.NONE);
+        QueueClusterSpec spec = new QueueClusterSpec();
+        spec.setQueues(List.of(queue));
+        spec.setReplicas(1);
+        spec.setMemory("256Mi");
+        StorageSpec storage = new StorageSpec();
+        storage.setSize("1Gi");
+        spec.setStorage(storage);
+        QueueCluster cluster = new QueueCluster();
+        cluster.setMetadata(new ObjectMetaBuilder().withName("rbac").build());
+        cluster.setSpec(spec);
+        return cluster;
+    }
+}

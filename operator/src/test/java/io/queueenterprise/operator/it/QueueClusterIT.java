@@ -1,0 +1,155 @@
+package io.queueenterprise.operator.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
+import io.queueenterprise.kubernetes.testbed.Testbed;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.model.ClusterNames;
+import io.queueenterprise.operator.model.OperatorSettings;
+
+/**
+ * {@link QueueClusterScenario} on the test bed's REAL kube-apiserver, scheduler and kubelet (static CPU manager), and
+ * beyond it: the pod the operator asked for runs on the real kubelet, Guaranteed, granted an exclusive core (the
+ * kubelet's PodResources API agrees). The queue node is not built yet: the pod runs the node image's granted-cores
+ * probe in its place (through the operator's node arguments), so no admin endpoint answers.
+ */
+@KubernetesTestbed
+class QueueClusterIT extends QueueClusterScenario {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String STORAGE_CLASS = "qe-it-local";
+    private static final String PROBE = "io.queueenterprise.kubernetes.probe.GrantedCoresReport";
+
+    private final Testbed testbed;
+    private Path volumeDirectory;
+    private String volumeName;
+
+    QueueClusterIT(Testbed testbed) {
+        super(testbed.client());
+        this.testbed = testbed;
+    }
+
+    @Override
+    protected OperatorSettings settings() {
+        return new OperatorSettings(testbed.nodeImage(), "Never",
+            // the node is not built yet: its image's granted-cores probe stands in for it
+            List.of(PROBE, "--mode", "pinned", "--hold-seconds", "600", "--park-between-samples", "true"),
+            "cluster.local", "queue-enterprise-system", Map.of("app.kubernetes.io/name", "queue-enterprise-operator"));
+    }
+
+    @Override
+    protected void prepare(QueueCluster solo) throws IOException {
+        // a tuned node: the test bed's kubelet runs the static CPU manager policy
+        client.nodes().withName(testbed.nodeName()).edit(node -> {
+            node.getMetadata().getLabels().put(ClusterNames.TUNED_NODE_LABEL, ClusterNames.TUNED_NODE_VALUE);
+            return node;
+        });
+        createLocalVolume();
+        solo.getSpec().getStorage().setStorageClassName(STORAGE_CLASS);
+    }
+
+    @Override
+    protected void afterReconciled(QueueCluster created) throws Exception {
+        // the real scheduler and kubelet run the pod: Guaranteed, and the static CPU manager grants it a core
+        Pod pod = client.pods().inNamespace(namespace).withName("solo-0").waitUntilCondition(p -> p != null && p.getStatus() != null
+            && failIfFailed(p) && "Running".equals(p.getStatus().getPhase()), 5, TimeUnit.MINUTES);
+        assertEquals("Guaranteed", pod.getStatus().getQosClass());
+        assertEquals(new Quantity("1"), pod.getSpec().getContainers().get(0).getResources().getLimits().get("cpu"));
+        JsonNode report = grantedCores("solo-0");
+        String granted = report.get("processCpusAllowed").asText();
+        assertTrue(granted.matches("[1-9][0-9]*"), "one exclusive core, never the reserved core 0: " + report);
+        assertEquals(List.of(Integer.parseInt(granted)),
+            testbed.podResources().container(namespace, "solo-0", "node").orElseThrow().cpuIds(), "the kubelet's own record");
+
+        // the Secrets as the kubelet wrote them for the pod: defaultMode 0400 plus group read for fsGroup, so the
+        // node (uid and gid 10001) reads them and nobody else in the pod can
+        Path volumes = Path.of(TestbedEnvironment.value("POD_RESOURCES_SOCKET")).getParent().getParent()
+            .resolve("pods").resolve(pod.getMetadata().getUid()).resolve("volumes");
+        for (String secret : List.of("admin-token/token", "peer-credential/credential")) {
+            Path file = volumes.resolve("kubernetes.io~secret").resolve(secret).toRealPath();
+            assertEquals("r--r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)), file.toString());
+            assertEquals(10001, Files.getAttribute(file, "unix:gid"), file + " group");
+            assertEquals(0, Files.getAttribute(file, "unix:uid"), file + " owner");
+        }
+        Path config = volumes.resolve("kubernetes.io~configmap").resolve("config").resolve("solo-0.yaml").toRealPath();
+        assertEquals("r--r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(config)), config.toString());
+    }
+
+    @Override
+    protected void cleanUpPrepared() throws IOException {
+        if (volumeName != null) {
+            client.persistentVolumes().withName(volumeName).delete();
+        }
+        client.nodes().withName(testbed.nodeName()).edit(node -> {
+            node.getMetadata().getLabels().remove(ClusterNames.TUNED_NODE_LABEL);
+            return node;
+        });
+        if (volumeDirectory != null) {
+            try (Stream<Path> files = Files.walk(volumeDirectory)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    private boolean failIfFailed(Pod pod) {
+        if ("Failed".equals(pod.getStatus().getPhase())) {
+            throw new AssertionError("pod failed: " + pod.getStatus() + "\n" + client.pods().inNamespace(namespace)
+                .withName(pod.getMetadata().getName()).getLog());
+        }
+        return true;
+    }
+
+    private JsonNode grantedCores(String pod) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            for (String line : client.pods().inNamespace(namespace).withName(pod).getLog().split("\n")) {
+                if (line.startsWith("GRANTED_CORES ")) {
+                    return JSON.readTree(line.substring("GRANTED_CORES ".length()));
+                }
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("pod " + pod + " printed no GRANTED_CORES report: "
+            + client.pods().inNamespace(namespace).withName(pod).getLog());
+    }
+
+    /** The test bed has no volume provisioner: one local PersistentVolume for the replica's claim. */
+    private void createLocalVolume() throws IOException {
+        Path workDirectory = Path.of(System.getProperty("qe.kubernetes.work-dir", "target/kubernetes-testbed"));
+        Files.createDirectories(workDirectory);
+        volumeDirectory = Files.createTempDirectory(workDirectory.toAbsolutePath(), "local-pv-");
+        volumeName = "qe-it-" + UUID.randomUUID().toString().substring(0, 8);
+        client.persistentVolumes().resource(new PersistentVolumeBuilder()
+            .withNewMetadata().withName(volumeName).endMetadata()
+            .withNewSpec()
+                .withCapacity(Map.of("storage", new Quantity("1Gi")))
+                .withAccessModes("ReadWriteOnce")
+                .withStorageClassName(STORAGE_CLASS)
+                .withPersistentVolumeReclaimPolicy("Retain")
+                .withNewLocal().withPath(volumeDirectory.toString()).endLocal()
+                .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression()
+                    .withKey("kubernetes.io/hostname").withOperator("In").withValues(testbed.nodeName())
+                .endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
+            .endSpec().build()).create();
+    }
+}
