@@ -558,8 +558,11 @@ public final class ReplicationAgent implements Agent {
         }
         q.sentDescriptor = current;
         for (PeerLink p : peers) {
-            if (p != null && p.established && p.progress[q.position].streaming) {
-                sendDescriptor(p, q, q.lastIndex, q.store.firstIndex());
+            PeerLink.FollowerQueue f = p == null ? null : p.progress[q.position];
+            if (p != null && p.established && f.streaming) {
+                // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
+                // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
+                sendDescriptor(p, q, Math.max(q.lastIndex, f.sentIndex), q.store.firstIndex());
             }
         }
     }
