@@ -83,6 +83,63 @@ class EncryptedReplicationTest {
         }
     }
 
+    @Test
+    void aKeyRotatedMidStreamReachesTheFollowersDescriptorAndEverythingOpensThere() throws Exception {
+        NodeConfig.QueueSpec spec = new NodeConfig.QueueSpec("payments", "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
+                AckMode.ASYNC, Duration.ofSeconds(5), NodeConfig.Retention.unbounded());
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(spec));
+        Path keys = tmp.resolve("keys");
+        java.nio.file.Files.createDirectories(keys);
+        writeKey(keys, 1);
+        try (ReplicationNode a = ReplicationNode.start(cluster.config(0));
+             ReplicationNode b = ReplicationNode.start(cluster.config(1))) {
+            a.promote(1);
+            b.follow("replica-0", 1);
+            // the follower is connected before the queue (and its descriptor) exists on the leader
+            assertTrue(TestCluster.await(WAIT, () -> a.status().queues().get(0).peers().get(0).connected()));
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, "payments")).name("payments")
+                    .encrypted(keys).build();
+                 QueueAppender appender = queue.createAppender()) {
+                for (int i = 0; i < 50; i++) {
+                    appender.write(("secret payment " + i).getBytes(StandardCharsets.UTF_8));
+                }
+                writeKey(keys, 2); // rotation: key 2 active; its fingerprint enters the descriptor on its first write
+                assertTrue(queue.reloadKeys());
+                for (int i = 50; i < 100; i++) {
+                    appender.write(("secret payment " + i).getBytes(StandardCharsets.UTF_8));
+                }
+                long last = queue.lastIndex();
+                byte[] leaderDescriptor = java.nio.file.Files.readAllBytes(cluster.queueDirectory(0, "payments").resolve("queue-enterprise.properties"));
+                assertTrue(TestCluster.await(WAIT, () -> b.status().queues().get(0).lastIndex() == last
+                        && java.util.Arrays.equals(leaderDescriptor, readDescriptor(cluster.queueDirectory(1, "payments")))),
+                        "the follower holds every excerpt and the rotated descriptor");
+            }
+        }
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(1, "payments")).encrypted(keys).readOnly(true).build();
+             QueueTailer tailer = queue.createTailer()) {
+            byte[] buffer = new byte[256];
+            for (int i = 0; i < 100; i++) {
+                int n = tailer.read(buffer);
+                assertEquals("secret payment " + i, new String(buffer, 0, n, StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    private static byte[] readDescriptor(Path dir) {
+        try {
+            return java.nio.file.Files.readAllBytes(dir.resolve("queue-enterprise.properties"));
+        } catch (java.io.IOException e) {
+            return new byte[0];
+        }
+    }
+
+    private static void writeKey(Path keys, int id) throws java.io.IOException {
+        byte[] material = new byte[32];
+        new SecureRandom().nextBytes(material);
+        java.nio.file.Files.write(keys.resolve(id + ".key"), material);
+        java.nio.file.Files.writeString(keys.resolve("active"), Integer.toString(id));
+    }
+
     private static List<String> readAll(Path dir, KeyRing ring) {
         try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(ring).readOnly(true).build();
              QueueTailer tailer = queue.createTailer()) {
