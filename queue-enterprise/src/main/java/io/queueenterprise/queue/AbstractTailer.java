@@ -2,7 +2,6 @@ package io.queueenterprise.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.chronicle.wire.ReadMarshallable;
 import net.openhft.chronicle.wire.Wire;
@@ -25,10 +24,10 @@ abstract class AbstractTailer implements QueueTailer {
     private final ExcerptTailer tailer;
     private final LastIndexWatch lastIndexWatch;
     /** Replicated reads: the queue whose acknowledged (majority-held) index bounds what is read; null: no bound. */
-    private final SingleChronicleQueue replicatedReadsGate;
+    private final net.openhft.chronicle.core.values.LongValue replicatedReadsGate;
     private long lastReadIndex = -1;
 
-    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, SingleChronicleQueue replicatedReadsGate) {
+    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
         this.queueName = queueName;
         this.tailer = tailer;
         this.lastIndexWatch = lastIndexWatch;
@@ -168,7 +167,7 @@ abstract class AbstractTailer implements QueueTailer {
      * the acknowledged index's, older ones included; comparing indexes is right across cycles.
      */
     private boolean hiddenUntilReplicated() {
-        return replicatedReadsGate != null && tailer.index() > replicatedReadsGate.lastAcknowledgedIndexReplicated();
+        return replicatedReadsGate != null && tailer.index() > replicatedReadsGate.getVolatileValue(-1);
     }
 
     @Override

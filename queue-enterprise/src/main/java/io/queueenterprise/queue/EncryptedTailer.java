@@ -26,7 +26,7 @@ final class EncryptedTailer extends AbstractTailer {
     private Wire documentWire;
 
     EncryptedTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, ExcerptOpener opener,
-                    net.openhft.chronicle.queue.impl.single.SingleChronicleQueue replicatedReadsGate) {
+                    net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
         super(queueName, tailer, lastIndexWatch, replicatedReadsGate);
         this.opener = opener;
     }

@@ -142,10 +142,17 @@ public final class EnterpriseQueue implements AutoCloseable {
         }
     }
 
-    /** A gate for tailers: on a node-hosted queue in REPLICATED_READS or QUORUM mode, only what a majority holds. */
-    private SingleChronicleQueue replicatedReadsGate() {
+    /**
+     * A gate for tailers: on a node-hosted queue in REPLICATED_READS or QUORUM mode, the quorum index (only what a
+     * majority holds is read); null otherwise. Read from the metadata store directly: Chronicle's own
+     * {@code lastAcknowledgedIndexReplicated()} answers -1 forever on a queue opened read-only.
+     */
+    private net.openhft.chronicle.core.values.LongValue replicatedReadsGate() {
         long nodeAckMode = chronicle.tableStoreGet(ReplicaStore.ACK_MODE);
-        return nodeAckMode == ReplicaStore.ACK_REPLICATED_READS || nodeAckMode == ReplicaStore.ACK_QUORUM ? chronicle : null;
+        if (nodeAckMode != ReplicaStore.ACK_REPLICATED_READS && nodeAckMode != ReplicaStore.ACK_QUORUM) {
+            return null;
+        }
+        return chronicle.metaStore().acquireValueFor(ReplicaStore.QUORUM_INDEX, -1);
     }
 
     /** A new tailer at the start of the queue, owned by the calling thread until closed. */

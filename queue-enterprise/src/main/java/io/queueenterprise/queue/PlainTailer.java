@@ -2,7 +2,6 @@ package io.queueenterprise.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.chronicle.wire.Wire;
 
@@ -12,7 +11,7 @@ import java.nio.ByteBuffer;
 final class PlainTailer extends AbstractTailer {
     private Bytes<?> excerpt;
 
-    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, SingleChronicleQueue replicatedReadsGate) {
+    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
         super(queueName, tailer, lastIndexWatch, replicatedReadsGate);
     }
 

@@ -34,6 +34,8 @@ public final class ReplicaStore implements AutoCloseable {
     static final String WRITABLE_TERM = "queue-enterprise.node.writable-term";
     /** The ack mode the node replicates this queue with: {@link #ACK_ASYNC}, {@link #ACK_REPLICATED_READS}, {@link #ACK_QUORUM}. */
     static final String ACK_MODE = "queue-enterprise.node.ack-mode";
+    /** Chronicle's own key for {@code lastAcknowledgedIndexReplicated} in the metadata store (2026.4). */
+    static final String QUORUM_INDEX = "chronicle.lastAcknowledgedIndexReplicated";
     public static final long ACK_ASYNC = 0;
     public static final long ACK_REPLICATED_READS = 1;
     public static final long ACK_QUORUM = 2;

@@ -60,6 +60,10 @@ class QuorumAndDivergenceTest {
                     assertTrue(TestCluster.await(WAIT, () -> leader.status().queues().get(0).quorumIndex() == timeout.index()),
                             () -> "quorum index: " + leader.status());
                     assertEquals(5, tailer.read(buffer));
+                    try (EnterpriseQueue readOnly = EnterpriseQueue.builder(dir).readOnly(true).build();
+                         QueueTailer readOnlyTailer = readOnly.createTailer()) {
+                        assertEquals(5, readOnlyTailer.read(buffer), "a read-only open sees the quorum index too");
+                    }
                     for (int i = 0; i < 200; i++) {
                         long index = appender.write(("order " + i).getBytes(StandardCharsets.UTF_8));
                         assertTrue(leader.status().queues().get(0).quorumIndex() >= index, "returned before a majority held it");

@@ -23,6 +23,7 @@ final class TestCluster {
     TestCluster(Path root, int size, List<NodeConfig.QueueSpec> queues) throws IOException {
         this.root = root;
         this.queues = queues;
+        Files.createDirectories(root);
         this.credential = root.resolve("peer-credential");
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);

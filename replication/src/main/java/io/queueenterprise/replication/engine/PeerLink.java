@@ -61,6 +61,10 @@ final class PeerLink {
         /** A DATA frame built but refused by back-pressure: offered again before anything new is read. */
         final ExpandableArrayBuffer pending = new ExpandableArrayBuffer(64 * 1024 + 1024);
         int pendingLength;
+        /** The sequence the pending frame is stamped and signed with; 0: not yet. */
+        long pendingSequence;
+        /** The quorum index last sent to this follower (in DATA or HEARTBEAT). */
+        long quorumSent = -1;
         /** The last index put in a frame for this follower. */
         long sentIndex = -1;
 
@@ -72,6 +76,7 @@ final class PeerLink {
             streaming = false;
             pendingLength = 0;
             sentIndex = -1;
+            quorumSent = -1;
             if (state != QueueStatus.State.BEHIND_RETENTION) {
                 state = QueueStatus.State.STOPPED;
             }

@@ -90,7 +90,9 @@ final class Quarantine {
             try (ReplicaStore source = ReplicaStore.open(dir, rollCycle);
                  ReplicaStore copy = ReplicaStore.open(rebuild, rollCycle);
                  ReplicaStore.RawTailer tailer = source.rawTailer()) {
-                if (descriptorBytes != null) {
+                if (descriptorBytes != null && sharedEnd >= 0) {
+                    // Shared excerpts belong to the leader's incarnation; with nothing shared, the leader's
+                    // descriptor (possibly another incarnation) is installed by the caller instead.
                     copy.installDescriptor(descriptorBytes);
                 }
                 tailer.toStart();

@@ -24,6 +24,8 @@ final class QueueReplica {
     long leaderLastIndex = -1;
     /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
     boolean synced;
+    /** Leader: the descriptor bytes last sent to followers, to notice a change. */
+    byte[] sentDescriptor;
     /** Leader: its own tail, which finds what the library appended (for quorum with one replica, lag, ack latency). */
     ReplicaStore.RawTailer selfTail;
     /** Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. */

@@ -63,6 +63,7 @@ public final class ReplicationAgent implements Agent {
     static final long HEARTBEAT_NANOS = 100_000_000L;
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
+    static final long HELLO_RETRY_NANOS = 1_000_000_000L;
     /** Excerpts a leader's own tail takes per duty cycle and queue, so one busy queue cannot starve the rest. */
     static final int SELF_TAIL_PER_CYCLE = 4096;
 
@@ -103,6 +104,10 @@ public final class ReplicationAgent implements Agent {
     private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
     private final long[] votes;
+    private long lastDescriptorCheckNanos;
+    private long lastHelloNanos;
+    private RefusalReason lastRefusalLogged;
+    private long lastRefusalLoggedNanos;
     private volatile NodeStatus lastStatus;
     private volatile boolean closed;
 
@@ -121,8 +126,28 @@ public final class ReplicationAgent implements Agent {
             throw new ReplicationException("nodeId " + config.nodeId() + " is not among the peers " + config.peers());
         }
         this.self = me;
+        checkLimits(config);
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.votes = new long[config.peers().size()];
+    }
+
+    /** What the wire format can carry: refused at start with the field named, rather than failing mid-protocol. */
+    private static void checkLimits(NodeConfig config) {
+        if (config.peers().size() > Frame.MAX_PEERS) {
+            throw new ReplicationException("peers: " + config.peers().size() + " peers; the protocol carries at most " + Frame.MAX_PEERS);
+        }
+        if (config.peers().stream().map(NodeConfig.Peer::id).distinct().count() != config.peers().size()) {
+            throw new ReplicationException("peers: peer ids must be unique: " + config.peers().stream().map(NodeConfig.Peer::id).toList());
+        }
+        if (config.queues().isEmpty() || config.queues().size() > HelloBody.MAX_QUEUES) {
+            throw new ReplicationException("queues: " + config.queues().size() + " queues; 1.." + HelloBody.MAX_QUEUES + " are supported");
+        }
+        for (NodeConfig.QueueSpec q : config.queues()) {
+            int length = q.name().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (length == 0 || length > 255) {
+                throw new ReplicationException("queues.name: '" + q.name() + "' must be 1..255 bytes of UTF-8");
+            }
+        }
     }
 
     @Override
@@ -138,6 +163,7 @@ public final class ReplicationAgent implements Agent {
 
     @Override
     public void onStart() {
+        CpuPinning.pinCurrentThread(config.nodeId());
         MediaDriver.Context driverContext = new MediaDriver.Context()
                 .aeronDirectoryName(aeronDirectory.toString())
                 .threadingMode(ThreadingMode.INVOKER)
@@ -484,8 +510,15 @@ public final class ReplicationAgent implements Agent {
 
     private int leaderWork(long now) {
         int work = 0;
+        boolean checkDescriptors = now - lastDescriptorCheckNanos >= HEARTBEAT_NANOS;
+        if (checkDescriptors) {
+            lastDescriptorCheckNanos = now;
+        }
         for (QueueReplica q : queues) {
             work += tailSelf(q, now);
+            if (checkDescriptors) {
+                resendChangedDescriptor(q);
+            }
             for (PeerLink p : peers) {
                 if (p != null && p.established) {
                     work += ship(p, q);
@@ -493,7 +526,45 @@ public final class ReplicationAgent implements Agent {
             }
             updateQuorum(q, now);
         }
+        for (PeerLink p : peers) {
+            if (p != null && p.established && quorumNewsFor(p)) {
+                sendHeartbeat(p, now); // followers bound replicated reads by it: tell them now, not at the next beat
+                work++;
+            }
+        }
         return work;
+    }
+
+    /** The quorum index of a queue moved past what this follower was last told, and no DATA frame is waiting to say it. */
+    private boolean quorumNewsFor(PeerLink p) {
+        for (QueueReplica q : queues) {
+            PeerLink.FollowerQueue f = p.progress[q.position];
+            if (f.streaming && f.pendingLength == 0 && q.quorumIndex > f.quorumSent) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The descriptor changes after followers got it when the first library writer creates it (a new queue) or a
+     * rotated key records its fingerprint: followers get the new bytes, with "resume after" at the leader's last
+     * index so that they truncate nothing.
+     */
+    private void resendChangedDescriptor(QueueReplica q) {
+        byte[] current = q.store.descriptorBytes();
+        if (current == null || java.util.Arrays.equals(current, q.sentDescriptor)) {
+            return;
+        }
+        q.sentDescriptor = current;
+        for (PeerLink p : peers) {
+            PeerLink.FollowerQueue f = p == null ? null : p.progress[q.position];
+            if (p != null && p.established && f.streaming) {
+                // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
+                // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
+                sendDescriptor(p, q, Math.max(q.lastIndex, f.sentIndex), q.store.firstIndex());
+            }
+        }
     }
 
     /** The leader's own tail: finds what the library appended (last index, first-sighting times). */
@@ -523,8 +594,17 @@ public final class ReplicationAgent implements Agent {
                 return 0;
             }
         }
+        long sequence = p.txSequence + 1;
+        if (f.pendingSequence != sequence) {
+            // Stamped and signed when offered, not when built: a control frame sent while this batch waited under
+            // back-pressure took the next sequence, and the follower drops anything not above the last it saw.
+            f.pending.putLong(Frame.SEQUENCE_OFFSET, sequence, Frame.ORDER);
+            p.sessionMac.sign(f.pending, 0, f.pendingLength);
+            f.pendingSequence = sequence;
+        }
         long result = p.publication.offer(f.pending, 0, f.pendingLength);
         if (result > 0) {
+            p.txSequence = sequence;
             f.pendingLength = 0;
             return 1;
         }
@@ -540,7 +620,7 @@ public final class ReplicationAgent implements Agent {
     private void buildBatch(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
         ReplicaStore.RawTailer tailer = f.tailer;
         int maxMessage = p.publication.maxMessageLength();
-        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, ++p.txSequence)
+        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0) // sequence and MAC: see ship()
                 .u16(q.position).u16(0);
         int countAt = encoder.position();
         encoder.i32(0).i64(q.quorumIndex);
@@ -571,14 +651,13 @@ public final class ReplicationAgent implements Agent {
             f.sentIndex = tailer.index();
         }
         if (count == 0) {
-            p.txSequence--; // nothing sent: the sequence number is not used
             f.pendingLength = 0;
             return;
         }
         encoder.putI32At(countAt, count);
-        int length = encoder.finish();
-        p.sessionMac.sign(f.pending, 0, length);
-        f.pendingLength = length;
+        f.pendingLength = encoder.finish();
+        f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
+        f.pendingSequence = 0;
         q.bytesReplicated += bytes;
     }
 
@@ -640,7 +719,11 @@ public final class ReplicationAgent implements Agent {
                 tailer.toStart();
                 positioned = true;
             } else {
-                positioned = tailer.moveAfter(shared);
+                try {
+                    positioned = tailer.moveAfter(shared);
+                } catch (RuntimeException missingCycle) { // the cycle file holding it was deleted under Chronicle
+                    positioned = false;
+                }
             }
             if (!positioned) {
                 tailer.close();
@@ -658,6 +741,7 @@ public final class ReplicationAgent implements Agent {
 
     private void sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
         byte[] descriptorBytes = q.store.descriptorBytes();
+        q.sentDescriptor = descriptorBytes;
         List<TermHistory.Entry> entries = q.history.entries();
         encoder.begin(tx, 0, FrameType.DESCRIPTOR, self, term, p.sessionId, ++p.txSequence)
                 .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());
@@ -700,6 +784,11 @@ public final class ReplicationAgent implements Agent {
                         q.state = QueueStatus.State.CATCHING_UP;
                     }
                 }
+                return 1;
+            }
+            if (now - lastHelloNanos > HELLO_RETRY_NANOS && awaitsDescriptor()) {
+                sendHello(p); // the HELLO or its answer was lost (control frames are not retried forever)
+                return 1;
             }
             return 0;
         }
@@ -717,7 +806,19 @@ public final class ReplicationAgent implements Agent {
         return 0;
     }
 
+    /** A queue still waits for the leader's DESCRIPTOR (not one the leader refused for good). */
+    private boolean awaitsDescriptor() {
+        for (QueueReplica q : queues) {
+            if (!q.synced && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
+                    && q.state != QueueStatus.State.DISK_FULL) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void sendHello(PeerLink p) {
+        lastHelloNanos = System.nanoTime();
         encoder.begin(tx, 0, FrameType.HELLO, self, term, p.sessionId, ++p.txSequence).u16(queues.length);
         for (QueueReplica q : queues) {
             encoder.shortString(q.spec.name()).i64(q.lastIndex).u16(q.history.entries().size());
@@ -749,7 +850,19 @@ public final class ReplicationAgent implements Agent {
             }
             byte[] bytes = descriptor.descriptor();
             if (bytes != null && !java.util.Arrays.equals(bytes, q.store.descriptorBytes())) {
-                q.store.installDescriptor(bytes);
+                try {
+                    q.store.installDescriptor(bytes);
+                } catch (io.queueenterprise.queue.QueueConfigurationException e) {
+                    if (e.problem() != io.queueenterprise.queue.QueueConfigurationException.Problem.IDENTITY_MISMATCH || q.lastIndex >= 0) {
+                        throw e;
+                    }
+                    // An empty copy of another incarnation (e.g. a leader that never shipped its first excerpt
+                    // here): its files are set aside like any divergence, then the leader's identity is taken.
+                    q.store = Quarantine.truncateAfter(q.store, q.spec.name(), -1);
+                    q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
+                    q.store.publishWritableTerm(-1);
+                    q.store.installDescriptor(bytes);
+                }
             }
             List<TermHistory.Entry> leaderHistory = new ArrayList<>();
             for (int i = 0; i < descriptor.termCount(); i++) {
@@ -842,17 +955,7 @@ public final class ReplicationAgent implements Agent {
         int work = 0;
         for (PeerLink p : peers) {
             if (p != null && p.established && now - p.lastHeartbeatSentNanos >= HEARTBEAT_NANOS) {
-                p.lastHeartbeatSentNanos = now;
-                encoder.begin(tx, 0, FrameType.HEARTBEAT, self, term, p.sessionId, ++p.txSequence).i64(now);
-                if (role == NodeStatus.Role.LEADER) {
-                    encoder.u16(queues.length);
-                    for (QueueReplica q : queues) {
-                        encoder.i64(q.lastIndex).i64(q.quorumIndex);
-                    }
-                } else {
-                    encoder.u16(0);
-                }
-                sendSession(p, encoder.finish());
+                sendHeartbeat(p, now);
                 work++;
             }
             if (p != null && p.established && role == NodeStatus.Role.LEADER && now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
@@ -860,6 +963,21 @@ public final class ReplicationAgent implements Agent {
             }
         }
         return work;
+    }
+
+    private void sendHeartbeat(PeerLink p, long now) {
+        p.lastHeartbeatSentNanos = now;
+        encoder.begin(tx, 0, FrameType.HEARTBEAT, self, term, p.sessionId, ++p.txSequence).i64(now);
+        if (role == NodeStatus.Role.LEADER) {
+            encoder.u16(queues.length);
+            for (QueueReplica q : queues) {
+                encoder.i64(q.lastIndex).i64(q.quorumIndex);
+                p.progress[q.position].quorumSent = q.quorumIndex;
+            }
+        } else {
+            encoder.u16(0);
+        }
+        sendSession(p, encoder.finish());
     }
 
     private void sendSession(PeerLink p, int length) {
@@ -1091,7 +1209,13 @@ public final class ReplicationAgent implements Agent {
 
     private void onRefusal(PeerLink p) {
         String message = refusal.message();
-        LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+        long now = System.nanoTime();
+        if (refusal.reason() != lastRefusalLogged || now - lastRefusalLoggedNanos > 10_000_000_000L) {
+            // a follower at another term than its leader is refused on every retry: log the news, not each retry
+            lastRefusalLogged = refusal.reason();
+            lastRefusalLoggedNanos = now;
+            LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+        }
         if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
             return;
         }

@@ -32,22 +32,17 @@ public final class SessionCrypto {
     private SessionCrypto() {
     }
 
-    /** A frame MAC under one key: reusable, for one thread. */
+    /** A frame MAC under one key: reusable, for one thread, allocation-free. */
     public static final class FrameMac {
-        private final Mac mac;
+        private final HmacSha256 mac;
         private final byte[] scratch = new byte[32];
         private byte[] array = new byte[2048];
 
         private FrameMac(byte[] key) {
-            try {
-                mac = Mac.getInstance(ALGORITHM);
-                mac.init(new SecretKeySpec(key, ALGORITHM));
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
-            }
+            mac = new HmacSha256(key);
         }
 
-        /** Fills the MAC trailer of the frame {@code [offset, offset + length)} in a heap-backed buffer. */
+        /** Fills the MAC trailer of the frame {@code [offset, offset + length)}. */
         public void sign(MutableDirectBuffer buffer, int offset, int length) {
             compute(buffer, offset, length - Frame.MAC_LENGTH);
             buffer.putBytes(offset + length - Frame.MAC_LENGTH, scratch, 0, Frame.MAC_LENGTH);
@@ -66,6 +61,7 @@ public final class SessionCrypto {
         }
 
         private void compute(DirectBuffer buffer, int offset, int length) {
+            mac.start();
             byte[] backing = buffer.byteArray();
             if (backing != null) {
                 mac.update(backing, (int) (buffer.addressOffset() - org.agrona.BufferUtil.ARRAY_BASE_OFFSET) + offset, length);
@@ -76,11 +72,7 @@ public final class SessionCrypto {
                 buffer.getBytes(offset, array, 0, length);
                 mac.update(array, 0, length);
             }
-            try {
-                mac.doFinal(scratch, 0); // the JDK allocates a 32-byte result inside: one per frame, not per excerpt
-            } catch (javax.crypto.ShortBufferException e) {
-                throw new IllegalStateException(e);
-            }
+            mac.finish(scratch, 0);
         }
     }
 

@@ -1,0 +1,68 @@
+package io.queueenterprise.replication;
+
+import io.queueenterprise.replication.config.NodeConfig;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A replication node as a child JVM for the multi-process tests: started with {@code @bin/jvm.args}, driven by one
+ * command per line on stdin ({@code promote T}, {@code follow L T}, {@code fence T}, {@code status}, {@code exit}),
+ * answering one line each ({@code OK role term lastIndex quorumIndex state} or {@code ERR message}). Killed with
+ * SIGKILL by the test.
+ *
+ * <p>Arguments: data directory, credential file, this node's position, peers as {@code id:port,...} (127.0.0.1),
+ * queue as {@code name:ACKMODE:ROLLCYCLE}.
+ */
+public final class NodeProcessMain {
+    private NodeProcessMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<NodeConfig.Peer> peers = new ArrayList<>();
+        for (String p : args[3].split(",")) {
+            String[] parts = p.split(":");
+            peers.add(new NodeConfig.Peer(parts[0], "127.0.0.1", Integer.parseInt(parts[1])));
+        }
+        String[] q = args[4].split(":");
+        NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(q[0], q[2], NodeConfig.Encryption.NONE, AckMode.valueOf(q[1]),
+                Duration.ofSeconds(1), NodeConfig.Retention.unbounded());
+        int self = Integer.parseInt(args[2]);
+        NodeConfig config = new NodeConfig(NodeConfig.SCHEMA_VERSION, peers.get(self).id(), Path.of(args[0]), peers,
+                Path.of(args[1]), List.of(queue), new NodeConfig.Admin("127.0.0.1", 0, Path.of(args[1])),
+                new NodeConfig.Metrics("127.0.0.1", 0), NodeConfig.IdleStrategySpec.BACKOFF);
+        try (ReplicationNode node = ReplicationNode.start(config);
+             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            System.out.println("READY");
+            System.out.flush();
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] c = line.trim().split(" ");
+                try {
+                    switch (c[0]) {
+                        case "promote" -> node.promote(Long.parseLong(c[1]));
+                        case "follow" -> node.follow(c[1], Long.parseLong(c[2]));
+                        case "fence" -> node.fence(Long.parseLong(c[1]));
+                        case "status" -> { }
+                        case "exit" -> {
+                            System.out.println("BYE");
+                            return;
+                        }
+                        default -> throw new IllegalArgumentException("unknown command " + c[0]);
+                    }
+                    NodeStatus s = node.status();
+                    QueueStatus qs = s.queues().get(0);
+                    System.out.println("OK " + s.role() + " " + s.term() + " " + qs.lastIndex() + " " + qs.quorumIndex() + " " + qs.state());
+                } catch (RuntimeException e) {
+                    System.out.println("ERR " + e.getMessage().replace('\n', ' '));
+                }
+                System.out.flush();
+            }
+        }
+    }
+}
