@@ -65,8 +65,13 @@ public final class ReplicationNode implements NodeControl {
         Path aeronDirectory;
         try {
             Files.createDirectories(config.dataDirectory());
-            Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
-            aeronDirectory = Files.createTempDirectory(base, "qe-aeron-" + config.nodeId() + "-");
+            aeronDirectory = aeronDirectoryOf(config);
+            if (Files.exists(aeronDirectory) && driverActive(aeronDirectory)) {
+                credential.close();
+                throw new ReplicationException("node " + config.nodeId() + " is already running with data directory "
+                        + config.dataDirectory() + " (its Aeron directory " + aeronDirectory + " has a live media driver)");
+            }
+            // else: left by a node killed outright (SIGKILL); the driver deletes it on start (dirDeleteOnStart)
         } catch (IOException e) {
             credential.close();
             throw new ReplicationException("cannot prepare directories for node " + config.nodeId() + ": " + e, e);
@@ -89,6 +94,33 @@ public final class ReplicationNode implements NodeControl {
             throw new ReplicationException("node " + config.nodeId() + " did not start (see the log)");
         }
         return node;
+    }
+
+    /**
+     * The node's Aeron directory: one fixed name per data directory (in /dev/shm when there is one), so a node
+     * restarted after being killed outright reuses and cleans the directory of its previous life instead of
+     * leaving ~50 MiB of shared memory behind per crash, and a second node on the same data directory is refused.
+     */
+    static Path aeronDirectoryOf(NodeConfig config) {
+        Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        String data = config.dataDirectory().toAbsolutePath().normalize().toString();
+        byte[] digest;
+        try {
+            digest = java.security.MessageDigest.getInstance("SHA-256").digest(data.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
+        return base.resolve("qe-aeron-" + config.nodeId() + "-" + java.util.HexFormat.of().formatHex(digest, 0, 6));
+    }
+
+    private static boolean driverActive(Path aeronDirectory) {
+        io.aeron.CommonContext context = new io.aeron.CommonContext().aeronDirectoryName(aeronDirectory.toString());
+        try {
+            context.conclude(); // resolves the directory the check reads cnc.dat from
+            return context.isDriverActive(io.aeron.CommonContext.DEFAULT_DRIVER_TIMEOUT_MS, message -> { });
+        } catch (RuntimeException e) {
+            return false; // a half-written cnc.dat of a killed driver: not live
+        }
     }
 
     private void onAgentError(Throwable t) {

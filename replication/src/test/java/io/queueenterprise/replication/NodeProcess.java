@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 final class NodeProcess implements AutoCloseable {
     final int position;
     private final Process process;
+    /** Where the child's media driver lives: removed here when the child was killed and never closed it. */
+    private final Path aeronDirectory;
     private final BufferedReader out;
     private final PrintWriter in;
 
@@ -22,9 +24,10 @@ final class NodeProcess implements AutoCloseable {
     record Status(String role, long term, long lastIndex, long quorumIndex, String state) {
     }
 
-    private NodeProcess(int position, Process process) {
+    private NodeProcess(int position, Process process, Path aeronDirectory) {
         this.position = position;
         this.process = process;
+        this.aeronDirectory = aeronDirectory;
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
     }
@@ -48,7 +51,7 @@ final class NodeProcess implements AutoCloseable {
         command.add(queueSpec);
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        NodeProcess node = new NodeProcess(position, process);
+        NodeProcess node = new NodeProcess(position, process, ReplicationNode.aeronDirectoryOf(cluster.config(position)));
         String ready = node.out.readLine();
         if (!"READY".equals(ready)) {
             node.kill();
@@ -112,6 +115,23 @@ final class NodeProcess implements AutoCloseable {
                 kill();
                 Thread.currentThread().interrupt();
             }
+        }
+        if (!process.isAlive()) {
+            // a child killed outright leaves its driver's shared memory behind (tens of MiB of /dev/shm)
+            deleteTree(aeronDirectory);
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot delete " + root, e);
         }
     }
 }

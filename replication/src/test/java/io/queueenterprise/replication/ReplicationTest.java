@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -85,5 +86,18 @@ class ReplicationTest {
             assertEquals(NodeStatus.Role.LEADER, again.status().role());
             assertThrows(StaleTermException.class, () -> again.promote(3));
         }
+    }
+
+    @Test
+    void aSecondNodeOnTheSameDataDirectoryIsRefusedAndTheAeronDirectoryGoesWithTheNode() throws Exception {
+        TestCluster cluster = new TestCluster(tmp, 1, List.of(TestCluster.queue("orders", AckMode.ASYNC)));
+        java.nio.file.Path aeron = ReplicationNode.aeronDirectoryOf(cluster.config(0));
+        try (ReplicationNode first = ReplicationNode.start(cluster.config(0))) {
+            assertTrue(java.nio.file.Files.isDirectory(aeron), "one fixed Aeron directory per data directory: " + aeron);
+            ReplicationException refused = assertThrows(ReplicationException.class, () -> ReplicationNode.start(cluster.config(0)));
+            assertTrue(refused.getMessage().contains("already running"), refused.getMessage());
+            assertEquals(NodeStatus.Role.STANDBY, first.status().role(), "the running node is untouched");
+        }
+        assertFalse(java.nio.file.Files.exists(aeron), "closed: its shared memory is gone");
     }
 }
