@@ -13,6 +13,10 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.StandardOpenOption;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,12 +43,21 @@ import java.util.stream.Stream;
  */
 public final class ReplicationNode implements NodeControl {
     private static final long COMMAND_TIMEOUT_SECONDS = 30;
+    /**
+     * Start includes Chronicle's recovery of an excerpt a killed writer left incomplete: its tailers wait out the
+     * queue's timeout (10 s by default) per incomplete header before recovering, which took over 30 s here in a
+     * SIGKILL trial under load.
+     */
+    private static final long START_TIMEOUT_SECONDS = 120;
 
     private final NodeConfig config;
     private final ReplicationAgent agent;
     private final AgentRunner runner;
     private final Path aeronDirectory;
     private final PeerCredential credential;
+    private FileLock instanceLock;
+
+    private static final String LOCK_FILE = "replication-node.lock";
 
     private ReplicationNode(NodeConfig config, PeerCredential credential, Path aeronDirectory) {
         this.config = config;
@@ -63,27 +76,31 @@ public final class ReplicationNode implements NodeControl {
     public static ReplicationNode start(NodeConfig config) {
         PeerCredential credential = PeerCredential.load(config.peerCredentialFile());
         Path aeronDirectory;
+        FileLock instanceLock;
         try {
             Files.createDirectories(config.dataDirectory());
             aeronDirectory = aeronDirectoryOf(config);
-            if (Files.exists(aeronDirectory) && driverActive(aeronDirectory)) {
+            instanceLock = lockDataDirectory(config);
+            if (instanceLock == null) {
                 credential.close();
                 throw new ReplicationException("node " + config.nodeId() + " is already running with data directory "
-                        + config.dataDirectory() + " (its Aeron directory " + aeronDirectory + " has a live media driver)");
+                        + config.dataDirectory() + " (another process, or this one, holds " + LOCK_FILE + ")");
             }
-            // else: left by a node killed outright (SIGKILL); the driver deletes it on start (dirDeleteOnStart)
+            // Holding the lock, any Aeron directory of that name was left by a node killed outright (SIGKILL):
+            // the driver deletes it on start (dirDeleteOnStart).
         } catch (IOException e) {
             credential.close();
             throw new ReplicationException("cannot prepare directories for node " + config.nodeId() + ": " + e, e);
         }
         ReplicationNode node = new ReplicationNode(config, credential, aeronDirectory);
+        node.instanceLock = instanceLock;
         AgentRunner.startOnThread(node.runner, r -> {
             Thread t = new Thread(r, "qe-replication-" + config.nodeId());
             t.setDaemon(true);
             return t;
         });
         try {
-            node.agent.submit(a -> Boolean.TRUE).get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS); // onStart has run
+            node.agent.submit(a -> Boolean.TRUE).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS); // onStart has run
         } catch (InterruptedException | ExecutionException | TimeoutException e) {
             node.close();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
@@ -99,7 +116,8 @@ public final class ReplicationNode implements NodeControl {
     /**
      * The node's Aeron directory: one fixed name per data directory (in /dev/shm when there is one), so a node
      * restarted after being killed outright reuses and cleans the directory of its previous life instead of
-     * leaving ~50 MiB of shared memory behind per crash, and a second node on the same data directory is refused.
+     * leaving ~50 MiB of shared memory behind per crash (a second node on the same data directory is refused by
+     * the data directory's lock, so the name is never shared by two live drivers).
      */
     static Path aeronDirectoryOf(NodeConfig config) {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
@@ -113,13 +131,22 @@ public final class ReplicationNode implements NodeControl {
         return base.resolve("qe-aeron-" + config.nodeId() + "-" + java.util.HexFormat.of().formatHex(digest, 0, 6));
     }
 
-    private static boolean driverActive(Path aeronDirectory) {
-        io.aeron.CommonContext context = new io.aeron.CommonContext().aeronDirectoryName(aeronDirectory.toString());
+    /**
+     * One node per data directory, for as long as the process lives: an exclusive lock the kernel drops when the
+     * process dies, however it dies. Null when another node (in any process) holds it.
+     */
+    private static FileLock lockDataDirectory(NodeConfig config) throws IOException {
+        FileChannel channel = FileChannel.open(config.dataDirectory().resolve(LOCK_FILE), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
         try {
-            context.conclude(); // resolves the directory the check reads cnc.dat from
-            return context.isDriverActive(io.aeron.CommonContext.DEFAULT_DRIVER_TIMEOUT_MS, message -> { });
-        } catch (RuntimeException e) {
-            return false; // a half-written cnc.dat of a killed driver: not live
+            FileLock lock = channel.tryLock();
+            if (lock == null) {
+                channel.close();
+            }
+            return lock;
+        } catch (OverlappingFileLockException e) { // held by another node in this JVM
+            channel.close();
+            return null;
         }
     }
 
@@ -196,6 +223,13 @@ public final class ReplicationNode implements NodeControl {
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
         credential.close();
         deleteTree(aeronDirectory);
+        if (instanceLock != null) {
+            try {
+                instanceLock.channel().close(); // releases the lock: the data directory is free for the next node
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot release " + LOCK_FILE + " of node " + config.nodeId(), e);
+            }
+        }
     }
 
     private static void deleteTree(Path root) {

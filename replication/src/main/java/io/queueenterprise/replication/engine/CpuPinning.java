@@ -11,7 +11,7 @@ import java.util.BitSet;
  * there are enough: with fewer than {@value #MIN_GRANTED} granted cores the thread is left to the scheduler, since
  * pinning it would starve the JVM's other threads (GC, JIT, the admin endpoint) of the core it spins on.
  */
-final class CpuPinning {
+public final class CpuPinning {
     static final int MIN_GRANTED = 4;
     private static final System.Logger LOG = System.getLogger(CpuPinning.class.getName());
 
@@ -38,16 +38,27 @@ final class CpuPinning {
 
     /** The cores this process may run on, from /proc/self/status; empty when unknown (not Linux). */
     static BitSet granted() {
+        String list = allowedList();
+        try {
+            return list == null ? new BitSet() : parseCpuList(list);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot parse Cpus_allowed_list '" + list + "': " + e);
+            return new BitSet();
+        }
+    }
+
+    /** This process's {@code Cpus_allowed_list} as the kernel writes it (e.g. "2-3"); null when unknown (not Linux). */
+    public static String allowedList() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("Cpus_allowed_list:")) {
-                    return parseCpuList(line.substring("Cpus_allowed_list:".length()));
+                    return line.substring("Cpus_allowed_list:".length()).strip();
                 }
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "cannot read Cpus_allowed_list: " + e);
         }
-        return new BitSet();
+        return null;
     }
 
     /** The core to pin to (the highest granted: the lowest ones usually take interrupts), or -1 for none. */

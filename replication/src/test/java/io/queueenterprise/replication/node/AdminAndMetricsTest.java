@@ -119,7 +119,10 @@ class AdminAndMetricsTest {
         assertEquals(401, request("POST", "/v1/promote", "Basic " + TOKEN, "{\"term\":9}").statusCode());
         assertEquals(401, request("GET", "/v2/anything", null, null).statusCode());
         assertEquals(NodeStatus.Role.STANDBY, engine.status().role(), "nothing unauthenticated moved the node");
-        assertEquals(200, request("GET", "/v1/status", "bearer " + TOKEN, null).statusCode());
+        HttpResponse<String> status = request("GET", "/v1/status", "bearer " + TOKEN, null);
+        assertEquals(200, status.statusCode());
+        // the operator's Pinned condition compares this with the cores the kubelet granted
+        assertTrue(status.body().contains("\"cpusAllowedList\":\"" + io.queueenterprise.replication.engine.CpuPinning.allowedList() + "\""), status.body());
         assertEquals(401, assertThrows(AdminClientException.class,
                 () -> new AdminClient("127.0.0.1:" + node.adminPort(), "wrong-token-but-long-enough").status()).httpStatus());
         assertTrue(scrape("/metrics").body().contains("qe_admin_unauthorized_requests_total{node=\"replica-0\"} 6.0"),
