@@ -44,12 +44,23 @@ public final class ReplicaStore implements AutoCloseable {
     private final SingleChronicleQueue chronicle;
     private final LongValue writableTerm;
     private final Bytes<byte[]> writeScratch = Bytes.allocateElasticOnHeap(4096);
+    private final StorageGuard storageGuard;
+    private final StorageGuard.Budget storage;
     private ExcerptAppender appender;
 
     private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
         this.dir = dir;
         this.chronicle = chronicle;
         this.writableTerm = chronicle.metaStore().acquireValueFor(WRITABLE_TERM, Long.MIN_VALUE);
+        // A follower's writes stop before its file system is full, as a library appender's do (StorageGuard).
+        this.storageGuard = StorageGuard.start(dir, 2 * chronicle.blockSize());
+        this.storage = storageGuard.new Budget();
+    }
+
+    /** Whether the file system has room again above the reserve (as of the latest sample): a follower stopped
+     *  by {@link StorageFullException} resumes then. */
+    public boolean hasRoomToWrite() {
+        return storageGuard.usableBytes() > storageGuard.reserveBytes() + 2 * chronicle.blockSize() / 4;
     }
 
     /**
@@ -231,11 +242,13 @@ public final class ReplicaStore implements AutoCloseable {
      * same cycle's next sequence, or sequence 0 of a later cycle; any index for an empty queue is up to Chronicle).
      *
      * @throws IllegalStateException if Chronicle did not store it at exactly that index
+     * @throws StorageFullException if the file system is nearly full (nothing written)
      */
     public void writeAt(long index, byte[] src, int offset, int length) {
         if (appender == null) {
             appender = chronicle.createAppender();
         }
+        storage.spend(dir.getFileName().toString(), length); // StorageFullException: nothing written
         writeScratch.clear();
         writeScratch.write(src, offset, length);
         ((InternalAppender) appender).writeBytes(index, writeScratch);
@@ -301,6 +314,7 @@ public final class ReplicaStore implements AutoCloseable {
 
     @Override
     public void close() {
+        storageGuard.close();
         if (appender != null) {
             appender.close();
         }

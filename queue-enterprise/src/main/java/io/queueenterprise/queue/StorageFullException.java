@@ -15,7 +15,7 @@ public final class StorageFullException extends ExcerptException {
 
     StorageFullException(String queueName, Path dir, long usableBytes, long reserveBytes) {
         super(queueName, UNKNOWN_INDEX, "append refused, nothing written: " + mib(usableBytes) + " usable on the file system of "
-                + dir + ", below the reserve of " + mib(reserveBytes) + " (EnterpriseQueue.Builder.minFreeSpace);"
+                + dir + ", below the reserve of " + mib(reserveBytes) + " (EnterpriseQueue.Builder.minFreeSpace; on a replication node twice the block size);"
                 + " free space or grow the volume", null);
         this.usableBytes = usableBytes;
         this.reserveBytes = reserveBytes;

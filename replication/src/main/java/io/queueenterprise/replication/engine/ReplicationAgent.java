@@ -935,6 +935,9 @@ public final class ReplicationAgent implements Agent {
 
     private static boolean isDiskFull(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.queueenterprise.queue.StorageFullException) {
+                return true; // refused before writing: nothing half written
+            }
             String m = String.valueOf(t.getMessage());
             if (m.contains("No space left") || m.contains("ENOSPC") || m.contains("Disk quota")) {
                 return true;
@@ -1173,8 +1176,17 @@ public final class ReplicationAgent implements Agent {
                 heartbeat.wrap(frame);
                 p.lastHeardNanos = now;
                 if (role == NodeStatus.Role.FOLLOWER && p.position == leader) {
+                    boolean resynchronise = false;
                     for (int q = 0; q < Math.min(heartbeat.count(), queues.length); q++) {
                         QueueReplica queue = queues[q];
+                        if (queue.state == QueueStatus.State.DISK_FULL && queue.store.hasRoomToWrite()) {
+                            // space was freed: go on from what this copy holds, through HELLO, as after any gap
+                            LOG.log(System.Logger.Level.INFO, queue.spec.name() + ": room to write again; catching up");
+                            queue.state = QueueStatus.State.CATCHING_UP;
+                            queue.stateDetail = null;
+                            queue.synced = false;
+                            resynchronise = true;
+                        }
                         queue.leaderLastIndex = heartbeat.lastIndex(q);
                         long quorum = Math.min(heartbeat.quorumIndex(q), queue.lastIndex);
                         if (quorum > queue.quorumIndex) {
@@ -1184,6 +1196,9 @@ public final class ReplicationAgent implements Agent {
                         if (queue.synced && queue.state == QueueStatus.State.CATCHING_UP && queue.lastIndex >= queue.leaderLastIndex) {
                             queue.state = QueueStatus.State.LIVE;
                         }
+                    }
+                    if (resynchronise) {
+                        sendHello(p);
                     }
                 }
             }
