@@ -49,14 +49,21 @@ class ZeroAllocationTest {
         }
         assertTrue(mx.getCurrentThreadAllocatedBytes() - c0 >= 100_000, "allocation counter not working");
 
-        long before = mx.getCurrentThreadAllocatedBytes();
-        long sum = run(sealer, opener, bufs, sizes, MEASURED);
-        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        // Three measured rounds, the least counts: an allocation on the path shows in every round, a one-off JIT
+        // event (a deoptimisation rematerialising objects: 2.5 KB once in a CI run) in one.
+        long[] rounds = new long[3];
+        long sum = 0;
+        for (int r = 0; r < rounds.length; r++) {
+            long before = mx.getCurrentThreadAllocatedBytes();
+            sum += run(sealer, opener, bufs, sizes, MEASURED);
+            rounds[r] = mx.getCurrentThreadAllocatedBytes() - before;
+        }
+        long allocated = java.util.Arrays.stream(rounds).min().orElseThrow();
         assertTrue(sum != 42);
         // The smallest object is 16 bytes, so an allocation in even one operation in 200 would show as
-        // 16 KB here. The 1 KiB allowance is for one-off JIT events (a deoptimisation, say) in the window.
-        assertTrue(allocated < 1024, mode + "/" + engine + ": " + allocated + " bytes for " + (2L * MEASURED)
-                + " seal and open operations");
+        // 16 KB in every round. The 1 KiB allowance is for stray one-off events in the quietest round.
+        assertTrue(allocated < 1024, mode + "/" + engine + ": " + java.util.Arrays.toString(rounds) + " bytes per round of "
+                + (2L * MEASURED) + " seal and open operations");
         assertEquals(3, sealer.activeKeyId());
     }
 
