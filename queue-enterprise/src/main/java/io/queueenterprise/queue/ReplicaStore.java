@@ -46,6 +46,7 @@ public final class ReplicaStore implements AutoCloseable {
     private final Bytes<byte[]> writeScratch = Bytes.allocateElasticOnHeap(4096);
     private final StorageGuard storageGuard;
     private final StorageGuard.Budget storage;
+    private final String queueName; // for errors, computed once: the write path allocates nothing
     private ExcerptAppender appender;
 
     private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
@@ -54,6 +55,7 @@ public final class ReplicaStore implements AutoCloseable {
         this.writableTerm = chronicle.metaStore().acquireValueFor(WRITABLE_TERM, Long.MIN_VALUE);
         // A follower's writes stop before its file system is full, as a library appender's do (StorageGuard).
         this.storageGuard = StorageGuard.start(dir, 2 * chronicle.blockSize());
+        this.queueName = String.valueOf(dir.getFileName());
         this.storage = storageGuard.new Budget();
     }
 
@@ -248,7 +250,7 @@ public final class ReplicaStore implements AutoCloseable {
         if (appender == null) {
             appender = chronicle.createAppender();
         }
-        storage.spend(dir.getFileName().toString(), length); // StorageFullException: nothing written
+        storage.spend(queueName, length); // StorageFullException: nothing written
         writeScratch.clear();
         writeScratch.write(src, offset, length);
         ((InternalAppender) appender).writeBytes(index, writeScratch);
