@@ -164,6 +164,13 @@ public final class ReplicationAgent implements Agent {
     @Override
     public void onStart() {
         CpuPinning.pinCurrentThread(config.nodeId());
+        // Queues first: after a SIGKILL, Chronicle's recovery of an incomplete excerpt can block for tens of seconds
+        // (it waits out its timeout per header), and with the driver already up in INVOKER mode nothing would invoke
+        // its conductor meanwhile: Aeron then fails FATAL (service interval exceeded) and the node never replicates.
+        queues = new QueueReplica[config.queues().size()];
+        for (int q = 0; q < queues.length; q++) {
+            queues[q] = openQueue(config.queues().get(q), q);
+        }
         MediaDriver.Context driverContext = new MediaDriver.Context()
                 .aeronDirectoryName(aeronDirectory.toString())
                 .threadingMode(ThreadingMode.INVOKER)
@@ -190,10 +197,6 @@ public final class ReplicationAgent implements Agent {
                 ExclusivePublication publication = aeron.addExclusivePublication(channel(config.peers().get(i)), STREAM_ID);
                 peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
             }
-        }
-        queues = new QueueReplica[config.queues().size()];
-        for (int q = 0; q < queues.length; q++) {
-            queues[q] = openQueue(config.queues().get(q), q);
         }
         NodeStateFile.State persisted = stateFile.read();
         term = persisted.term();
