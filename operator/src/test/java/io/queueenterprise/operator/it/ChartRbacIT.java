@@ -81,7 +81,7 @@ class ChartRbacIT {
             admin.resource(definition).forceConflicts().serverSideApply();
         }
         admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
-            && crd.getStatus() != null && crd.getStatus().getConditions().stream()
+            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
             .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
         for (String namespace : List.of(release, watched, elsewhere)) {
             admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();

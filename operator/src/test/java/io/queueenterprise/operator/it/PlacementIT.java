@@ -92,7 +92,7 @@ class PlacementIT {
         }
         for (String name : concat(TUNED, UNTUNED)) {
             client.nodes().withName(name).waitUntilCondition(node -> node != null && node.getStatus() != null
-                && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
+                && node.getStatus().getConditions() != null && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
                 2, TimeUnit.MINUTES);
         }
         client.storage().v1().storageClasses().resource(new StorageClassBuilder().withNewMetadata().withName(STORAGE_CLASS).endMetadata()
@@ -142,7 +142,7 @@ class PlacementIT {
         cluster.getSpec().setReplicas(4);
         apply(cluster);
         Pod fourth = client.pods().inNamespace(namespace).withName("spread-3").waitUntilCondition(pod -> pod != null
-            && pod.getStatus() != null && pod.getStatus().getConditions().stream()
+            && pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
             .anyMatch(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason())),
             2, TimeUnit.MINUTES);
         assertEquals(null, fourth.getSpec().getNodeName());

@@ -89,7 +89,7 @@ abstract class QueueClusterScenario {
             client.resource(definition).forceConflicts().serverSideApply();
         }
         client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
-            && crd.getStatus() != null && crd.getStatus().getConditions().stream()
+            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
             .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
         namespace = "queue-cluster-" + UUID.randomUUID().toString().substring(0, 8);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
