@@ -1,32 +1,25 @@
 package io.queueenterprise.cli;
 
-import io.aeron.CncFileDescriptor;
+import io.queueenterprise.replication.ReplicationNode;
+
+import io.queueenterprise.replication.LoopbackPorts;
+
 import io.queueenterprise.replication.node.AdminClient;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Replicas of one cluster as separate {@code qe node} processes, each with the configuration document the operator
@@ -183,47 +176,13 @@ final class LocalCluster implements AutoCloseable {
         if (p != null && p.isAlive()) {
             p.destroyForcibly();
             p.waitFor(30, TimeUnit.SECONDS);
-            removeAeronDirectoryOf(p.pid());
+            removeLeftAeronDirectory(replica);
         }
     }
 
-    /**
-     * A node killed with SIGKILL leaves its embedded media driver's directory ({@code /dev/shm/qe-aeron-*}, tens of
-     * MiB of memory) behind; a restarted node makes a new one. The directory whose CnC file names {@code pid} as
-     * its driver's process is the killed node's own, and is removed; no other is touched.
-     */
-    static void removeAeronDirectoryOf(long pid) {
-        Path shm = Path.of("/dev/shm");
-        if (!Files.isDirectory(shm)) {
-            return;
-        }
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(shm, "qe-aeron-*")) {
-            for (Path dir : dirs) {
-                if (driverPid(dir.resolve(CncFileDescriptor.CNC_FILE)) == pid) {
-                    deleteRecursively(dir);
-                }
-            }
-        } catch (IOException e) {
-            System.getLogger(LocalCluster.class.getName()).log(System.Logger.Level.WARNING,
-                    "could not remove the Aeron directory of killed process {0}: {1}", pid, e.toString());
-        }
-    }
-
-    private static long driverPid(Path cnc) {
-        try (FileChannel channel = FileChannel.open(cnc, StandardOpenOption.READ)) {
-            ByteBuffer pid = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            return channel.read(pid, CncFileDescriptor.PID_FIELD_OFFSET) == Long.BYTES ? pid.getLong(0) : -1;
-        } catch (IOException e) {
-            return -1; // no CnC file (yet): not a directory this method may remove
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
+    /** A node killed with SIGKILL leaves its media driver's directory (tens of MiB of /dev/shm); removed here. */
+    private void removeLeftAeronDirectory(int replica) {
+        ReplicationNode.removeLeftAeronDirectory(nodeId(replica), dataDirectory(replica));
     }
 
     /** SIGTERM and wait: the node's graceful shutdown. Returns the exit code (143 after a clean SIGTERM exit). */
@@ -239,7 +198,7 @@ final class LocalCluster implements AutoCloseable {
                 p.waitFor(30, TimeUnit.SECONDS);
             }
         }
-        removeAeronDirectoryOf(p.pid()); // none is left after a graceful stop; one is after SIGKILL or a crash
+        removeLeftAeronDirectory(replica); // none is left after a graceful stop; one is after SIGKILL or a crash
         return p.exitValue();
     }
 
@@ -300,16 +259,7 @@ final class LocalCluster implements AutoCloseable {
     /** A port free now on loopback (bound, then released: the node binds it moments later), not in {@code taken}. */
     private static int freePort(Set<Integer> taken, boolean udp) throws IOException {
         while (true) {
-            int port;
-            if (udp) {
-                try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-                    port = socket.getLocalPort();
-                }
-            } else {
-                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                    port = socket.getLocalPort();
-                }
-            }
+            int port = udp ? LoopbackPorts.freeUdpPort() : LoopbackPorts.freeTcpPort();
             if (taken.add(port)) {
                 return port;
             }

@@ -1,6 +1,7 @@
 package io.queueenterprise.replication;
 
 import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.engine.DurableFiles;
 import io.queueenterprise.replication.engine.DropCounters;
 import io.queueenterprise.replication.engine.ReplicationAgent;
 import io.queueenterprise.replication.session.PeerCredential;
@@ -20,13 +21,11 @@ import java.nio.file.StandardOpenOption;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 /**
  * A queue node's replication engine: ONE duty-cycle thread (an Agrona {@link AgentRunner} with the configured idle
@@ -80,7 +79,7 @@ public final class ReplicationNode implements NodeControl {
         try {
             Files.createDirectories(config.dataDirectory());
             aeronDirectory = aeronDirectoryOf(config);
-            instanceLock = lockDataDirectory(config);
+            instanceLock = lockDataDirectory(config.dataDirectory());
             if (instanceLock == null) {
                 credential.close();
                 throw new ReplicationException("node " + config.nodeId() + " is already running with data directory "
@@ -120,23 +119,51 @@ public final class ReplicationNode implements NodeControl {
      * the data directory's lock, so the name is never shared by two live drivers).
      */
     static Path aeronDirectoryOf(NodeConfig config) {
+        return aeronDirectoryOf(config.nodeId(), config.dataDirectory());
+    }
+
+    private static Path aeronDirectoryOf(String nodeId, Path dataDirectory) {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
-        String data = config.dataDirectory().toAbsolutePath().normalize().toString();
+        String data = dataDirectory.toAbsolutePath().normalize().toString();
         byte[] digest;
         try {
             digest = java.security.MessageDigest.getInstance("SHA-256").digest(data.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JDK", e);
         }
-        return base.resolve("qe-aeron-" + config.nodeId() + "-" + java.util.HexFormat.of().formatHex(digest, 0, 6));
+        return base.resolve("qe-aeron-" + nodeId + "-" + java.util.HexFormat.of().formatHex(digest, 0, 6));
     }
 
     /**
      * One node per data directory, for as long as the process lives: an exclusive lock the kernel drops when the
      * process dies, however it dies. Null when another node (in any process) holds it.
      */
-    private static FileLock lockDataDirectory(NodeConfig config) throws IOException {
-        FileChannel channel = FileChannel.open(config.dataDirectory().resolve(LOCK_FILE), StandardOpenOption.CREATE,
+    /**
+     * Removes the Aeron directory (tens of MiB of shared memory) that node {@code nodeId} on {@code dataDirectory}
+     * left when it was killed outright; a node that closes removes its own, a restarted one reuses it. Does nothing
+     * while a node runs on that data directory (its lock is held). For whoever starts and kills nodes: tests, the demo.
+     */
+    public static void removeLeftAeronDirectory(String nodeId, Path dataDirectory) {
+        try {
+            FileLock lock = lockDataDirectory(dataDirectory);
+            if (lock == null) {
+                return;
+            }
+            try {
+                DurableFiles.deleteTree(aeronDirectoryOf(nodeId, dataDirectory));
+            } finally {
+                lock.channel().close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the Aeron directory node " + nodeId + " left", e);
+        }
+    }
+
+    private static FileLock lockDataDirectory(Path dataDirectory) throws IOException {
+        if (!Files.isDirectory(dataDirectory)) {
+            return null;
+        }
+        FileChannel channel = FileChannel.open(dataDirectory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
         try {
             FileLock lock = channel.tryLock();
@@ -222,26 +249,17 @@ public final class ReplicationNode implements NodeControl {
     public void close() {
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
         credential.close();
-        deleteTree(aeronDirectory);
+        try {
+            DurableFiles.deleteTree(aeronDirectory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the node's Aeron directory " + aeronDirectory, e);
+        }
         if (instanceLock != null) {
             try {
                 instanceLock.channel().close(); // releases the lock: the data directory is free for the next node
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot release " + LOCK_FILE + " of node " + config.nodeId(), e);
             }
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete the node's Aeron directory " + root, e);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.queueenterprise.replication;
 
+import io.queueenterprise.replication.config.NodeConfig;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,8 +17,9 @@ import java.util.concurrent.TimeUnit;
 final class NodeProcess implements AutoCloseable {
     final int position;
     private final Process process;
-    /** Where the child's media driver lives: removed here when the child was killed and never closed it. */
-    private final Path aeronDirectory;
+    /** Whose media driver directory to remove here when the child was killed and never closed it. */
+    private final String nodeId;
+    private final Path dataDirectory;
     private final BufferedReader out;
     private final PrintWriter in;
 
@@ -24,10 +27,11 @@ final class NodeProcess implements AutoCloseable {
     record Status(String role, long term, long lastIndex, long quorumIndex, String state) {
     }
 
-    private NodeProcess(int position, Process process, Path aeronDirectory) {
+    private NodeProcess(int position, Process process, NodeConfig config) {
         this.position = position;
         this.process = process;
-        this.aeronDirectory = aeronDirectory;
+        this.nodeId = config.nodeId();
+        this.dataDirectory = config.dataDirectory();
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
     }
@@ -51,7 +55,7 @@ final class NodeProcess implements AutoCloseable {
         command.add(queueSpec);
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        NodeProcess node = new NodeProcess(position, process, ReplicationNode.aeronDirectoryOf(cluster.config(position)));
+        NodeProcess node = new NodeProcess(position, process, cluster.config(position));
         String ready = node.out.readLine();
         if (!"READY".equals(ready)) {
             node.kill();
@@ -118,20 +122,7 @@ final class NodeProcess implements AutoCloseable {
         }
         if (!process.isAlive()) {
             // a child killed outright leaves its driver's shared memory behind (tens of MiB of /dev/shm)
-            deleteTree(aeronDirectory);
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot delete " + root, e);
+            ReplicationNode.removeLeftAeronDirectory(nodeId, dataDirectory);
         }
     }
 }

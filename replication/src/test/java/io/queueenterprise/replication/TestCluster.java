@@ -3,8 +3,6 @@ package io.queueenterprise.replication;
 import io.queueenterprise.replication.config.NodeConfig;
 
 import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -29,7 +27,7 @@ final class TestCluster {
         new SecureRandom().nextBytes(secret);
         Files.write(credential, secret);
         for (int i = 0; i < size; i++) {
-            peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", freeUdpPort()));
+            peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", LoopbackPorts.freeUdpPort()));
         }
     }
 
@@ -54,13 +52,6 @@ final class TestCluster {
 
     Path queueDirectory(int node, String queue) {
         return dataDirectory(node).resolve(queue);
-    }
-
-    /** A UDP port free now (bound then released; the tests start their nodes right after). */
-    static int freeUdpPort() throws IOException {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     /** Waits until {@code condition} holds, at most {@code timeout}; false if it never did. */

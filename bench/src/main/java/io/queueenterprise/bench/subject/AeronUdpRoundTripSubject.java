@@ -1,5 +1,7 @@
 package io.queueenterprise.bench.subject;
 
+import io.queueenterprise.replication.LoopbackPorts;
+
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
@@ -14,8 +16,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,8 +73,8 @@ public final class AeronUdpRoundTripSubject implements Subject {
                     .dirDeleteOnStart(true)
                     .dirDeleteOnShutdown(true));
             connected = Aeron.connect(new Aeron.Context().aeronDirectoryName(startedDriver.aeronDirectoryName()));
-            String pingChannel = "aeron:udp?endpoint=127.0.0.1:" + freeUdpPort();
-            String pongChannel = "aeron:udp?endpoint=127.0.0.1:" + freeUdpPort();
+            String pingChannel = "aeron:udp?endpoint=127.0.0.1:" + LoopbackPorts.freeUdpPort();
+            String pongChannel = "aeron:udp?endpoint=127.0.0.1:" + LoopbackPorts.freeUdpPort();
             pingIn = connected.addSubscription(pingChannel, PING_STREAM);
             pongIn = connected.addSubscription(pongChannel, PONG_STREAM);
             ping = connected.addPublication(pingChannel, PING_STREAM);
@@ -99,15 +99,6 @@ public final class AeronUdpRoundTripSubject implements Subject {
             Path dir = Files.createTempDirectory(parent, "qe-bench-aeron-");
             Files.delete(dir); // the driver creates it (dirDeleteOnStart); we only wanted a unique name
             return dir;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** An ephemeral UDP port the kernel just handed out: loopback only. */
-    private static int freeUdpPort() {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

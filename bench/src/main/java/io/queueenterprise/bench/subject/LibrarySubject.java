@@ -91,6 +91,11 @@ public final class LibrarySubject implements Subject {
     // differ only in the API under measurement (the library's vs raw Chronicle's).
     @Override
     public Producer producer() {
+        return producerOf(queue, config);
+    }
+
+    /** A producer appending with the library to {@code queue}: also the replicated subjects' producer. */
+    static Producer producerOf(EnterpriseQueue queue, SubjectConfig config) {
         QueueAppender appender = queue.createAppender();
         Bytes<?> message = Bytes.allocateDirect(config.messageSize());
         message.zeroOut(0, config.messageSize());
@@ -110,6 +115,11 @@ public final class LibrarySubject implements Subject {
 
     @Override
     public Consumer consumer() {
+        return consumerOf(queue, config);
+    }
+
+    /** A consumer reading with the library from {@code queue}: also the replicated subjects' consumer. */
+    static Consumer consumerOf(EnterpriseQueue queue, SubjectConfig config) {
         QueueTailer tailer = queue.createTailer();
         Bytes<?> in = Bytes.allocateElasticDirect(Math.max(64, config.messageSize() * 2L));
         return new Consumer() {

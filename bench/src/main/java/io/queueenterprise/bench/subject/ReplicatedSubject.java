@@ -1,21 +1,17 @@
 package io.queueenterprise.bench.subject;
 
+import io.queueenterprise.replication.LoopbackPorts;
+
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.MasterKey;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueDescriptor;
-import io.queueenterprise.queue.QueueAppender;
-import io.queueenterprise.queue.QueueTailer;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.ReplicationNode;
 import io.queueenterprise.replication.config.NodeConfig;
-import net.openhft.chronicle.bytes.Bytes;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -82,8 +78,8 @@ public final class ReplicatedSubject implements Subject {
         Path credential = root.resolve("peer-credential");
         writeOwnerOnly(credential, randomBytes(32));
         List<NodeConfig.Peer> peers = List.of(
-                new NodeConfig.Peer("replica-0", "127.0.0.1", freeUdpPort()),
-                new NodeConfig.Peer("replica-1", "127.0.0.1", freeUdpPort()));
+                new NodeConfig.Peer("replica-0", "127.0.0.1", LoopbackPorts.freeUdpPort()),
+                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort()));
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
                 ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
@@ -152,49 +148,15 @@ public final class ReplicatedSubject implements Subject {
         Files.write(file, content);
     }
 
-    private static int freeUdpPort() {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     @Override
     public synchronized Producer producer() {
-        QueueAppender appender = leaderQueue.createAppender();
-        Bytes<?> message = Bytes.allocateDirect(config.messageSize());
-        message.zeroOut(0, config.messageSize());
-        message.writeSkip(config.messageSize());
-        return new Producer() {
-            @Override public void send(long intendedNanos) {
-                message.writeLong(0, intendedNanos);
-                appender.write(message);
-            }
-
-            @Override public void close() {
-                appender.close();
-                message.releaseLast();
-            }
-        };
+        return LibrarySubject.producerOf(leaderQueue, config);
     }
 
     @Override
     public synchronized Consumer consumer() {
         followerQueue = EnterpriseQueue.builder(followerQueueDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
-        QueueTailer tailer = followerQueue.createTailer();
-        Bytes<?> in = Bytes.allocateElasticDirect(Math.max(64, config.messageSize() * 2L));
-        return new Consumer() {
-            @Override public long poll() {
-                in.clear();
-                return tailer.read(in) ? in.readLong(0) : NONE;
-            }
-
-            @Override public void close() {
-                tailer.close();
-                in.releaseLast();
-            }
-        };
+        return LibrarySubject.consumerOf(followerQueue, config);
     }
 
     @Override

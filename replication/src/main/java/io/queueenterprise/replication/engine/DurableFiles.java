@@ -10,7 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /** Small state files written so that a crash leaves the old or the new content, never a torn one, and fsynced. */
-final class DurableFiles {
+public final class DurableFiles {
     private DurableFiles() {
     }
 
@@ -40,6 +40,18 @@ final class DurableFiles {
             ch.force(true);
         } catch (IOException | UnsupportedOperationException e) {
             // Some file systems refuse to open a directory for fsync; the rename is still atomic there.
+        }
+    }
+
+    /** Deletes {@code root} and everything under it; nothing when it does not exist. */
+    public static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 }

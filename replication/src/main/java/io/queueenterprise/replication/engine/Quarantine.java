@@ -111,7 +111,7 @@ final class Quarantine {
             Files.move(dir, old);
             Files.move(rebuild, dir);
             DurableFiles.forceDirectory(parent);
-            deleteTree(old); // its files were copied into quarantine/<time>/original first
+            DurableFiles.deleteTree(old); // its files were copied into quarantine/<time>/original first
         } catch (IOException | RuntimeException e) {
             throw new ReplicationException("queue '" + queueName + "': cannot quarantine the excerpts after 0x"
                     + Long.toHexString(sharedEnd) + " in " + dir + ": " + e, e);
@@ -135,13 +135,13 @@ final class Quarantine {
                     if (!Files.exists(dir)) {
                         Files.move(p, dir); // crashed between the two renames: the original is intact
                     } else {
-                        deleteTree(p); // crashed after the swap: the original is in quarantine/<time>/original
+                        DurableFiles.deleteTree(p); // crashed after the swap: the original is in quarantine/<time>/original
                     }
                 } else if (name.startsWith(prefix + ".rebuild-")) {
                     if (Files.exists(p.resolve(DIR_NAME)) && !Files.exists(dir.resolve(DIR_NAME))) {
                         Files.move(p.resolve(DIR_NAME), dir.resolve(DIR_NAME));
                     }
-                    deleteTree(p); // an unfinished copy; the next HELLO redoes the truncation
+                    DurableFiles.deleteTree(p); // an unfinished copy; the next HELLO redoes the truncation
                 }
             }
         } catch (IOException e) {
@@ -156,17 +156,6 @@ final class Quarantine {
                 if (Files.isRegularFile(f) && !f.getFileName().toString().endsWith(".lock")) {
                     Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
                 }
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
             }
         }
     }

@@ -1,5 +1,7 @@
 package io.queueenterprise.replication.node;
 
+import io.queueenterprise.replication.LoopbackPorts;
+
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.replication.AckMode;
@@ -13,8 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -70,9 +70,7 @@ class RetentionWithEngineTest {
         Files.write(credential, secret);
         token = Files.writeString(tmp.resolve("admin-token"), "retention-test-token-0123456789");
         for (int i = 0; i < 3; i++) {
-            try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-                peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", socket.getLocalPort()));
-            }
+            peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", LoopbackPorts.freeUdpPort()));
         }
         Path leaderQueue = tmp.resolve("node-0/orders");
         try (QueueNode leader = start(0)) {
