@@ -1,13 +1,9 @@
 package io.queueenterprise.cli;
 
-import io.queueenterprise.replication.NodeControl;
-import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
-import io.queueenterprise.replication.StaleTermException;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.config.NodeConfigReader;
+import io.queueenterprise.replication.node.FakeNodeControl;
 import io.queueenterprise.replication.node.QueueNode;
-import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,7 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 import static io.queueenterprise.cli.QeRun.qe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code qe node ...}: bad usage and bad configurations (exit 2, one line), and the admin subcommands against a
- * real admin endpoint on loopback around a stand-in engine ({@link TermKeeper}: role and term only; the engine's
+ * real admin endpoint on loopback around a stand-in engine ({@link FakeNodeControl}, the replication module's: role and term by the contract's rules; the engine's
  * behaviour is the engine's tests').
  */
 class NodeCommandTest {
@@ -74,7 +69,7 @@ class NodeCommandTest {
         NodeConfig config = new NodeConfig(1, example.nodeId(), tmp.resolve("data"), example.peers(), tmp.resolve("peer"),
                 example.queues(), new NodeConfig.Admin("127.0.0.1", 0, token), new NodeConfig.Metrics("127.0.0.1", 0),
                 example.idleStrategy());
-        try (QueueNode node = QueueNode.start(config, new TermKeeper(config), Duration.ofHours(1))) {
+        try (QueueNode node = QueueNode.start(config, new FakeNodeControl(config), Duration.ofHours(1))) {
             String[] endpoint = {"--admin", "127.0.0.1:" + node.adminPort(), "--token-file", token.toString()};
             QeRun status = qe(concat(new String[]{"node", "status"}, endpoint));
             assertEquals(0, status.exitCode(), status.err());
@@ -128,62 +123,5 @@ class NodeCommandTest {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);
         return all;
-    }
-
-    /** Role and term by the contract's rules, nothing else: a stand-in engine for the command line's tests. */
-    static final class TermKeeper implements NodeControl {
-        private final NodeConfig config;
-        private NodeStatus.Role role = NodeStatus.Role.STANDBY;
-        private long term;
-        private String leader;
-
-        TermKeeper(NodeConfig config) {
-            this.config = config;
-        }
-
-        @Override
-        public synchronized NodeStatus status() {
-            return new NodeStatus(config.nodeId(), role, term, leader, config.queues().stream().map(q ->
-                    new QueueStatus(q.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, List.of(), 0, 0)).toList());
-        }
-
-        @Override
-        public synchronized void promote(long term) {
-            if (term <= this.term) {
-                throw new StaleTermException("promote", term, this.term);
-            }
-            this.term = term;
-            role = NodeStatus.Role.LEADER;
-            leader = config.nodeId();
-        }
-
-        @Override
-        public synchronized void follow(String leaderNodeId, long term) {
-            if (term < this.term || term == this.term && !leaderNodeId.equals(leader)) {
-                throw new StaleTermException("follow", term, this.term);
-            }
-            this.term = term;
-            role = NodeStatus.Role.FOLLOWER;
-            leader = leaderNodeId;
-        }
-
-        @Override
-        public synchronized void fence(long term) {
-            if (term < this.term) {
-                throw new StaleTermException("fence", term, this.term);
-            }
-            this.term = term;
-            role = NodeStatus.Role.FENCED;
-            leader = null;
-        }
-
-        @Override
-        public Histogram ackLatencySinceLastCall(String queue) {
-            return new Histogram(3);
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -17,7 +17,7 @@ import java.util.Map;
  * health, retention): it keeps role and term by the contract's rules and reports what the test sets. Nothing of
  * replication is exercised here; the end-to-end tests run the real engine.
  */
-final class FakeNodeControl implements NodeControl {
+public final class FakeNodeControl implements NodeControl {
     private final NodeConfig config;
     private NodeStatus.Role role = NodeStatus.Role.STANDBY;
     private long term;
@@ -26,7 +26,7 @@ final class FakeNodeControl implements NodeControl {
     private final Map<String, Histogram> ackLatency = new HashMap<>();
     boolean closed;
 
-    FakeNodeControl(NodeConfig config) {
+    public FakeNodeControl(NodeConfig config) {
         this.config = config;
         for (NodeConfig.QueueSpec q : config.queues()) {
             queues.put(q.name(), new QueueStatus(q.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, List.of(), 0, 0));
