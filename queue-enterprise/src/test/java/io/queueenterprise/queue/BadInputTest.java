@@ -412,4 +412,12 @@ class BadInputTest {
             return files.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
         }
     }
+
+    @Test
+    void aNegativeFreeSpaceReserveOrAckTimeoutIsRefusedWithTheValue() {
+        assertEquals("minFreeSpace must be >= 0 bytes: -1",
+                assertThrows(IllegalArgumentException.class, () -> EnterpriseQueue.builder(dir).minFreeSpace(-1)).getMessage());
+        assertEquals("quorum ack timeout must be positive: PT0S", assertThrows(IllegalArgumentException.class,
+                () -> EnterpriseQueue.builder(dir).quorumAcks(java.time.Duration.ZERO)).getMessage());
+    }
 }
