@@ -51,9 +51,8 @@ final class StorageGuard {
     static StorageGuard start(Path dir, long reserveBytes) {
         try {
             return new StorageGuard(dir, Files.getFileStore(dir), reserveBytes);
-        } catch (IOException e) {
-            throw new QueueConfigurationException(dir.toString(), QueueConfigurationException.Problem.UNREADABLE_DESCRIPTOR,
-                    "cannot find the file system of " + dir + ": " + e.getMessage(), e);
+        } catch (IOException e) { // the queue was just opened in dir: only a vanished directory gets here
+            throw new java.io.UncheckedIOException("cannot find the file system of " + dir, e);
         }
     }
 
