@@ -8,19 +8,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A real small file system (a 16 MiB tmpfs this test mounts and unmounts; root only, skipped otherwise) filled
@@ -33,36 +30,20 @@ class DiskFullTest {
 
     @TempDir
     Path tmp;
+    private SmallFileSystem small;
     private Path mount;
 
     @BeforeEach
-    void mountSmallFileSystem() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to mount a small tmpfs");
-        mount = Files.createDirectory(tmp.resolve("small"));
-        run("mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "qe-disk-full-test", mount.toString());
+    void mountSmallFileSystem() {
+        small = SmallFileSystem.mount(tmp.resolve("small"), 16);
+        mount = small.path();
     }
 
     @AfterEach
-    void unmount() throws Exception {
-        if (mount != null && Files.isDirectory(mount)) {
-            // every queue is closed by now; -l only as a last resort so that no mount outlives the test
-            if (!run("umount", mount.toString())) {
-                run("umount", "-l", mount.toString());
-            }
+    void unmount() {
+        if (small != null) {
+            small.close(); // every queue is closed by now
         }
-    }
-
-    private static boolean run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return false;
-        }
-        if (p.exitValue() != 0) {
-            System.err.println(String.join(" ", command) + ": " + out);
-        }
-        return p.exitValue() == 0;
     }
 
     @ParameterizedTest

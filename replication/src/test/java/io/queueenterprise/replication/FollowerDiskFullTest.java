@@ -2,10 +2,10 @@ package io.queueenterprise.replication;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
+import io.queueenterprise.queue.SmallFileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,12 +13,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A follower whose data directory is a real small file system (a tmpfs this test mounts and unmounts; root only)
@@ -35,11 +33,9 @@ class FollowerDiskFullTest {
 
     @Test
     void aFullFollowerStopsAtAWholeExcerptSaysDiskFullAndCatchesUpOnceSpaceIsFreed() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to mount a small tmpfs");
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue("orders", AckMode.ASYNC)));
-        Path followerData = Files.createDirectories(cluster.dataDirectory(1));
-        run("mount", "-t", "tmpfs", "-o", "size=200m,mode=0700", "qe-follower-full-test", followerData.toString());
-        try {
+        try (SmallFileSystem small = SmallFileSystem.mount(cluster.dataDirectory(1), 200)) {
+            Path followerData = small.path();
             Path filler = followerData.resolve("filler");
             try (ReplicationNode leader = ReplicationNode.start(cluster.config(0));
                  ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
@@ -69,10 +65,6 @@ class FollowerDiskFullTest {
                 }
             }
             assertNull(QueueContents.difference(read(cluster, 0), read(cluster, 1)), "identical copies");
-        } finally {
-            if (!run("umount", followerData.toString())) {
-                run("umount", "-l", followerData.toString());
-            }
         }
     }
 
@@ -90,18 +82,5 @@ class FollowerDiskFullTest {
         Map<Long, byte[]> prefix = new TreeMap<>();
         leader.entrySet().stream().limit(follower.size()).forEach(e -> prefix.put(e.getKey(), e.getValue()));
         assertNull(QueueContents.difference(prefix, follower), "the follower's excerpts are the leader's first ones");
-    }
-
-    private static boolean run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return false;
-        }
-        if (p.exitValue() != 0) {
-            System.err.println(String.join(" ", command) + ": " + out);
-        }
-        return p.exitValue() == 0;
     }
 }
