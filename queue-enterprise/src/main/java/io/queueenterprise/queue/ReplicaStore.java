@@ -59,10 +59,14 @@ public final class ReplicaStore implements AutoCloseable {
         this.storage = storageGuard.new Budget();
     }
 
-    /** Whether the file system has room again above the reserve (as of the latest sample): a follower stopped
-     *  by {@link StorageFullException} resumes then. */
+    /**
+     * Whether the file system has room again (as of the latest sample): a follower stopped by
+     * {@link StorageFullException} resumes then. Room means the reserve plus one largest excerpt (Chronicle's
+     * overlap, a quarter block) twice over, so that a follower does not flap between stopping and resuming.
+     */
     public boolean hasRoomToWrite() {
-        return storageGuard.usableBytes() > storageGuard.reserveBytes() + 2 * chronicle.blockSize() / 4;
+        long largestExcerpt = chronicle.blockSize() / 4;
+        return storageGuard.usableBytes() > storageGuard.reserveBytes() + 2 * largestExcerpt;
     }
 
     /**
