@@ -52,7 +52,8 @@ class MultiProcessFailoverTest {
             try {
                 trial(seed, tmp.resolve("trial-" + t), Path.of("target", "failover-logs", Long.toString(seed)));
             } catch (Throwable e) {
-                throw new AssertionError("trial " + t + " failed (node logs in target/failover-logs/" + seed + "); replay with -Dqe.failover.seed=" + seed
+                // the cause's message goes into the first line: CI shows only that line
+                throw new AssertionError("trial " + t + " failed: " + e + " (node logs in target/failover-logs/" + seed + "); replay with -Dqe.failover.seed=" + seed
                         + " -Dqe.failover.trials=1 (base seed " + baseSeed + ")", e);
             }
         }
