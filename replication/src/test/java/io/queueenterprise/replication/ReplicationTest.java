@@ -3,10 +3,12 @@ package io.queueenterprise.replication;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueConfigurationException;
+import io.queueenterprise.queue.QueueDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -70,7 +72,16 @@ class ReplicationTest {
             try (EnterpriseQueue leaderQueue = EnterpriseQueue.builder(cluster.queueDirectory(0, "orders")).build();
                  QueueAppender appender = leaderQueue.createAppender()) {
                 appender.write(new byte[]{1});
-                assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == leaderQueue.lastIndex()));
+                // no sleep between polls: the first moment the follower holds the excerpt, it holds the descriptor
+                // too (the queue did not exist when it joined; a follower with excerpts and no descriptor cannot
+                // serve the queue once promoted)
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (follower.status().queues().get(0).lastIndex() != leaderQueue.lastIndex()) {
+                    assertTrue(System.nanoTime() < deadline, "the excerpt did not reach the follower");
+                    Thread.onSpinWait();
+                }
+                assertTrue(Files.exists(cluster.queueDirectory(1, "orders").resolve(QueueDescriptor.FILE_NAME)),
+                        "the follower holds an excerpt before the queue's descriptor");
             }
             try (EnterpriseQueue followerQueue = EnterpriseQueue.builder(cluster.queueDirectory(1, "orders")).build()) {
                 QueueConfigurationException refused = assertThrows(QueueConfigurationException.class, followerQueue::createAppender);

@@ -518,8 +518,12 @@ public final class ReplicationAgent implements Agent {
             lastDescriptorCheckNanos = now;
         }
         for (QueueReplica q : queues) {
-            work += tailSelf(q, now);
-            if (checkDescriptors) {
+            int tailed = tailSelf(q, now);
+            work += tailed;
+            // A queue that had no descriptor when the followers joined: the first excerpts must not reach them
+            // before it does (a follower promoted with excerpts and no descriptor could not serve the queue).
+            // The library writes the descriptor before its first excerpt, so it is there once an excerpt is seen.
+            if (checkDescriptors || (tailed > 0 && q.sentDescriptor == null)) {
                 resendChangedDescriptor(q);
             }
             for (PeerLink p : peers) {
