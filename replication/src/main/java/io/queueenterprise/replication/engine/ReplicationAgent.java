@@ -40,6 +40,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -61,6 +62,8 @@ public final class ReplicationAgent implements Agent {
     public static final int STREAM_ID = 0x5145; // "QE"
     static final int MAX_BATCH_BYTES = 64 * 1024;
     static final long HEARTBEAT_NANOS = 100_000_000L;
+    /** How long the embedded client and driver tolerate a stalled duty thread (see onStart). */
+    static final long EMBEDDED_LIVENESS_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
     static final long HELLO_RETRY_NANOS = 1_000_000_000L;
@@ -176,6 +179,13 @@ public final class ReplicationAgent implements Agent {
                 .threadingMode(ThreadingMode.INVOKER)
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
+                // Client and driver share this thread and process, so their mutual liveness checks guard nothing;
+                // at Aeron's 10 s default a stall of the duty thread (Chronicle waiting out a dead writer's lock and
+                // open header, 20-40 s measured after SIGKILL; a long GC or SIGSTOP) killed the client FATAL for good
+                // ("service interval exceeded") and the node never replicated again. Peers still see a stalled node
+                // at once: image liveness and connection timeouts keep their defaults.
+                .clientLivenessTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS)
+                .publicationUnblockTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS + TimeUnit.SECONDS.toNanos(10))
                 .termBufferSparseFile(true)
                 .publicationTermBufferLength(8 * 1024 * 1024)
                 .ipcTermBufferLength(1024 * 1024)
@@ -185,6 +195,7 @@ public final class ReplicationAgent implements Agent {
         aeron = Aeron.connect(new Aeron.Context()
                 .aeronDirectoryName(aeronDirectory.toString())
                 .useConductorAgentInvoker(true)
+                .driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
                 .driverAgentInvoker(driverInvoker));
         clientInvoker = aeron.conductorAgentInvoker();
 
