@@ -194,12 +194,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     conf_dir = "$STATE/cni/net.d"
 TOML
 
-  # The node turns Ready only with a CNI config. Pods of the tests use hostNetwork; pods that do
-  # not get an address on the run's own bridge, never a route beyond it (no masquerading).
+  # The node turns Ready only with a CNI config. Pods that do not use hostNetwork get an address on
+  # the run's own bridge and one route beyond it: to the node IP (the cluster DNS answers there),
+  # through the bridge's gateway address on this host. No default route, no masquerading.
   cat > "$STATE/cni/net.d/10-qe-bridge.conflist" <<JSON
 {"cniVersion": "0.4.0", "name": "qe-pods", "plugins": [
   {"type": "bridge", "bridge": "$CNI_BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam", "ranges": [[{"subnet": "10.88.0.0/24"}]]}}
+   "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam", "ranges": [[{"subnet": "10.88.0.0/24"}]],
+            "routes": [{"dst": "$NODE_IP/32"}]}}
 ]}
 JSON
 
