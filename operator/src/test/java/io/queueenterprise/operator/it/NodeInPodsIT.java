@@ -274,9 +274,9 @@ class NodeInPodsIT {
 
     private void startOperator(DiesAfterRecordingTerm death) throws IOException {
         Config config = Config.fromKubeconfig(Files.readString(testbed.kubeconfig()));
-        config.setRequestRetryBackoffLimit(0);   // a dead operator does not retry
         KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(config);
         if (death != null) {
+            config.setRequestRetryBackoffLimit(0);   // a dead operator does not retry
             builder.withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("dies-after-recording-term", death));
         }
         operatorClient = builder.build();
@@ -408,18 +408,23 @@ class NodeInPodsIT {
         return stdout;
     }
 
-    /** Each node answers on its admin endpoint: the leader leads at {@code term}, the others follow it at {@code term}. */
-    private void assertNodesAgree(long term, String leader) throws Exception {
-        Map<String, NodeStatusView> nodes = answeringNodes();
-        assertEquals(3, nodes.size(), "every replica answers: " + nodes.keySet());
-        for (Map.Entry<String, NodeStatusView> node : nodes.entrySet()) {
-            NodeStatusView view = node.getValue();
-            if (node.getKey().equals(leader)) {
-                assertTrue(view.isLeaderAt(term), node.getKey() + " leads at " + term + ": " + view);
-            } else {
-                assertTrue(view.isFollowing(leader, term), node.getKey() + " follows " + leader + " at " + term + ": " + view);
+    /**
+     * Each node answers on its admin endpoint: the leader leads at {@code term}, the others follow it at {@code term}
+     * (waited for: a restarted pod answers once its JVM is up).
+     */
+    private void assertNodesAgree(long term, String leader) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        Map<String, NodeStatusView> nodes = Map.of();
+        while (System.nanoTime() < deadline) {
+            nodes = answeringNodes();
+            if (nodes.size() == 3 && nodes.entrySet().stream().allMatch(node -> node.getKey().equals(leader)
+                ? node.getValue().isLeaderAt(term) : node.getValue().isFollowing(leader, term))) {
+                return;
             }
+            Thread.sleep(1_000);
         }
+        throw new AssertionError("not every replica answers with " + leader + " leading at term " + term + " within " + WAIT
+            + ": " + nodes + "\npods: " + podSummary());
     }
 
     /** The nodes' own status, asked as the operator asks: the pod's IP, the admin port, the cluster's bearer token. */
