@@ -311,7 +311,8 @@ class NodeInPodsIT {
             }
             Thread.sleep(1_000);
         }
-        throw new AssertionError("no " + what + " within " + WAIT + "; status: " + (cluster == null ? null : cluster.getStatus())
+        throw new AssertionError("no " + what + " within " + WAIT + "; status: "
+            + (cluster == null ? null : client.getKubernetesSerialization().asJson(cluster.getStatus()))
             + "\npods: " + podSummary());
     }
 
