@@ -5,10 +5,13 @@
 # a CI pushes the very same file with `skopeo copy docker-archive:...` (docs/kubernetes-testbed.md).
 #
 #   build-image.sh pause                                  -> $IMAGES_DIR/pause.tar
-#   build-image.sh node --app-dir DIR --tag TAG           -> $IMAGES_DIR/node.tar
+#   build-image.sh node --app-dir DIR --tag TAG [--output FILE]
+#                                                         -> FILE, default $IMAGES_DIR/node-<content hash>.tar
 #       DIR holds lib/*.jar (the runtime classpath) and bin/jvm.args
 #
-# Prints the path of the image tar on stdout. Idempotent: unchanged inputs rebuild nothing.
+# Prints the path of the image tar on stdout. Idempotent: the default output is named by the hash of
+# every input (jars, flag file, JDK, this script, the tag), so unchanged inputs rebuild nothing, and
+# two branches' images never overwrite each other (tars not used for 3 days are pruned).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -17,15 +20,20 @@ NODE_IMAGE_REPOSITORY="queue-enterprise.local/node"
 BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g)   # what the jlink runtime's libjvm/libzip link
 # Modules of the node runtime: what the project's runtime jars need, per
 #   jdeps --multi-release 17 --ignore-missing-deps --print-module-deps lib/*.jar
-# (java.base,java.compiler,java.desktop,java.management,java.sql,jdk.security.auth,jdk.unsupported),
+# (java.base,java.compiler,java.desktop,java.management,java.net.http,java.sql,jdk.httpserver,
+#  jdk.security.auth,jdk.unsupported: the node's admin endpoint is the JDK's HttpServer, its admin client
+#  the JDK's HttpClient),
 # plus jdk.compiler (Chronicle compiles at run time; bin/jvm.args exports from it), java.instrument,
 # jdk.jfr and jdk.management (diagnosing a pod), jdk.crypto.ec (TLS). Re-run jdeps when deps change.
-RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.security.auth,jdk.unsupported
+RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.httpserver,jdk.jfr,jdk.management,jdk.security.auth,jdk.unsupported
 
 # A machine whose JDK 17 lives elsewhere points QE_K8S_IMAGE_JDK_HOME at it.
 IMAGE_JDK_HOME="${QE_K8S_IMAGE_JDK_HOME:-$IMAGE_JDK_HOME}"
 
-usage() { echo "usage: build-image.sh pause | node --app-dir DIR --tag TAG" >&2; exit 2; }
+usage() { echo "usage: build-image.sh pause | node --app-dir DIR --tag TAG [--output FILE]" >&2; exit 2; }
+
+# The node image's user: a fixed non-root uid/gid (the operator's pods run as it and set it as fsGroup).
+NODE_USER=10001:10001
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -40,9 +48,9 @@ sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 json_array() { local first=true; printf '['; for item in "$@"; do $first || printf ','; first=false; printf '"%s"' "$item"; done; printf ']'; }
 
-# write_image OUT_TAR REFERENCE ENTRYPOINT_JSON CMD_JSON ENV_JSON LAYER_TAR...
+# write_image OUT_TAR REFERENCE ENTRYPOINT_JSON CMD_JSON ENV_JSON USER LAYER_TAR...
 write_image() {
-  local out="$1" reference="$2" entrypoint="$3" cmd="$4" env="$5"; shift 5
+  local out="$1" reference="$2" entrypoint="$3" cmd="$4" env="$5" user="$6"; shift 6
   local archive="$work/archive" diff_ids=() layer_paths=()
   rm -rf "$archive"; mkdir -p "$archive"
   for layer in "$@"; do
@@ -52,8 +60,8 @@ write_image() {
     diff_ids+=("sha256:$digest"); layer_paths+=("$digest/layer.tar")
   done
   local config="$work/config.json"
-  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Cmd":%s,"Env":%s,"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":%s}}' \
-    "$entrypoint" "$cmd" "$env" "$(json_array "${diff_ids[@]}")" > "$config"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"User":"%s","Entrypoint":%s,"Cmd":%s,"Env":%s,"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":%s}}' \
+    "$user" "$entrypoint" "$cmd" "$env" "$(json_array "${diff_ids[@]}")" > "$config"
   local config_digest; config_digest="$(sha256_of "$config")"
   mv "$config" "$archive/$config_digest.json"
   printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":%s}]' \
@@ -70,7 +78,7 @@ build_pause() {
   mkdir -p "$work/rootfs" "$IMAGES_DIR"
   install -m 0755 "$BIN_DIR/qe-pause" "$work/rootfs/pause"
   make_layer "$work/rootfs" "$work/pause-layer.tar"
-  write_image "$out" "$PAUSE_IMAGE" '["/pause"]' '[]' '[]' "$work/pause-layer.tar"
+  write_image "$out" "$PAUSE_IMAGE" '["/pause"]' '[]' '[]' "" "$work/pause-layer.tar"
   echo "$stamp" > "$stamp_file"
   log "pause image $PAUSE_IMAGE -> $out"
   echo "$out"
@@ -115,23 +123,33 @@ runtime_layer() {
 }
 
 build_node() {
-  local app_dir="" tag=""
+  local app_dir="" tag="" out=""
   while (($#)); do
     case "$1" in
       --app-dir) app_dir="${2:?}"; shift 2 ;;
       --tag) tag="${2:?}"; shift 2 ;;
+      --output) out="${2:?}"; shift 2 ;;
       *) usage ;;
     esac
   done
   [[ -n "$app_dir" && -n "$tag" ]] || usage
   [[ -f "$app_dir/bin/jvm.args" ]] || die "$app_dir/bin/jvm.args is missing (package the kubernetes-testbed module first)"
   compgen -G "$app_dir/lib/*.jar" >/dev/null || die "no jars in $app_dir/lib (package the kubernetes-testbed module first)"
-  local out="$IMAGES_DIR/node.tar" stamp_file="$IMAGES_DIR/node.stamp" reference="$NODE_IMAGE_REPOSITORY:$tag"
-  local stamp
+  compgen -G "$app_dir/lib/queue-enterprise-cli-*.jar" >/dev/null \
+    || die "no queue-enterprise-cli jar in $app_dir/lib: the image would not run the node (qe node)"
+  local reference="$NODE_IMAGE_REPOSITORY:$tag" stamp
   stamp="$( (inputs_hash "$KUBERNETES_DIR/versions.env" "$0" "$IMAGE_JDK_HOME/release"; echo "$reference";
              cd "$app_dir" && find . -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)"
-  if [[ -f "$out" ]] && stamp_matches "$stamp_file" "$stamp"; then echo "$out"; return; fi
   mkdir -p "$IMAGES_DIR"
+  local stamp_file
+  if [[ -z "$out" ]]; then
+    out="$IMAGES_DIR/node-${stamp:0:16}.tar"
+    # content-addressed: other inputs' images (other branches, older builds) stay until unused for 3 days
+    find "$IMAGES_DIR" -maxdepth 1 \( -name 'node-*.tar' -o -name 'node-*.stamp' -o -name 'node.tar' -o -name 'node.stamp' \) \
+      -mtime +3 -delete 2>/dev/null || true
+  fi
+  stamp_file="$out.stamp"
+  if [[ -f "$out" ]] && stamp_matches "$stamp_file" "$stamp"; then touch "$out" "$stamp_file"; echo "$out"; return; fi
   local base runtime
   base="$(base_layer)"
   runtime="$(runtime_layer)"
@@ -140,13 +158,16 @@ build_node() {
   cp "$app_dir"/lib/*.jar "$app_rootfs/lib/"
   cp "$app_dir/bin/jvm.args" "$app_rootfs/bin/jvm.args"
   make_layer "$work/app-rootfs" "$work/app-layer.tar"
-  # The entrypoint is the JVM with the project's ONE flag file and classpath; the command is the
-  # main class (default: the granted-cores probe), so the node process runs from this image too.
+  # The entrypoint is the JVM with the project's ONE flag file and classpath; the command is the main
+  # class and its arguments. Default: the node (`qe node --help`); the operator's pods pass
+  # `io.queueenterprise.cli.QeCommand node --config /etc/queue-enterprise/config/$(POD_NAME).yaml`, the
+  # test bed's probes their own main class. It runs as uid/gid 10001 and writes nothing outside its
+  # mounted volumes (data, /dev/shm for Aeron, /tmp for the JVM), so a read-only root file system holds.
   write_image "$out" "$reference" \
     '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*"]' \
-    '["io.queueenterprise.kubernetes.probe.GrantedCoresReport"]' \
+    '["io.queueenterprise.cli.QeCommand","node","--help"]' \
     '["PATH=/opt/java/bin:/usr/bin:/bin","JAVA_HOME=/opt/java"]' \
-    "$base" "$runtime" "$work/app-layer.tar"
+    "$NODE_USER" "$base" "$runtime" "$work/app-layer.tar"
   echo "$stamp" > "$stamp_file"
   log "node image $reference -> $out"
   echo "$out"

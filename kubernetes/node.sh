@@ -34,6 +34,7 @@ CNI_BRIDGE=qe-cni0
 # creates: local to this machine, reachable from nowhere else (no dummy links on this kernel).
 NODE_BRIDGE=qe-node0
 NODE_IP="${QE_K8S_NODE_IP:-10.87.0.1}"
+CLUSTER_DOMAIN=cluster.local
 PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
 # What the kubelet (and the CNI bridge's ip_forward) change on the host; saved once per run and
 # restored by `down`. The saved file survives a crash, so the next run restores the originals.
@@ -193,12 +194,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     conf_dir = "$STATE/cni/net.d"
 TOML
 
-  # The node turns Ready only with a CNI config. Pods of the tests use hostNetwork; pods that do
-  # not get an address on the run's own bridge, never a route beyond it (no masquerading).
+  # The node turns Ready only with a CNI config. Pods that do not use hostNetwork get an address on
+  # the run's own bridge and one route beyond it: to the node IP (the cluster DNS answers there),
+  # through the bridge's gateway address on this host. No default route, no masquerading.
   cat > "$STATE/cni/net.d/10-qe-bridge.conflist" <<JSON
 {"cniVersion": "0.4.0", "name": "qe-pods", "plugins": [
   {"type": "bridge", "bridge": "$CNI_BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam", "ranges": [[{"subnet": "10.88.0.0/24"}]]}}
+   "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam", "ranges": [[{"subnet": "10.88.0.0/24"}]],
+            "routes": [{"dst": "$NODE_IP/32"}]}}
 ]}
 JSON
 
@@ -223,6 +226,11 @@ failCgroupV1: false
 failSwapOn: false
 cpuManagerPolicy: static
 reservedSystemCPUs: "0"
+# Pods resolve cluster names (<pod>.<headless service>.<namespace>.svc.cluster.local) through the test
+# run's own DNS responder on the node IP (the kubernetes-testbed module's ClusterDns, answered from the API
+# server; nothing is forwarded). Without it running, lookups of those names fail.
+clusterDNS: ["$NODE_IP"]
+clusterDomain: $CLUSTER_DOMAIN
 podLogsDir: $STATE/pod-logs
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%"}
 imageGCHighThresholdPercent: 100
@@ -475,6 +483,8 @@ cmd_env() {
   echo "KUBECONFIG=$STATE/admin.kubeconfig"
   echo "POD_RESOURCES_SOCKET=$KUBELET_ROOT/pod-resources/kubelet.sock"
   echo "NODE_NAME=$NODE_NAME"
+  echo "NODE_IP=$NODE_IP"
+  echo "CLUSTER_DOMAIN=$CLUSTER_DOMAIN"
   echo "BIN_DIR=$BIN_DIR"
   echo "LOGS=$LOGS"
 }

@@ -34,6 +34,12 @@ import java.util.function.Supplier;
  *
  * <p>Permissions: a key file readable by group or others, or a key folder writable by others, is reported
  * (warning) or refused ({@link PermissionPolicy#REFUSE}). Mount Secrets with {@code defaultMode: 0400}.
+ * One exception, the only way Kubernetes lets a non-root process read a Secret: in a Secret volume (the
+ * {@code ..data} layout) with the pod's {@code fsGroup}, the kubelet makes the files {@code root:<fsGroup>} and adds
+ * group read, so {@code defaultMode: 0400} arrives as {@code 0440}. Group read is accepted there, and only there,
+ * when the file's group is one of this process's own groups (its fsGroup), the group cannot write and others have
+ * no access: the group then admits exactly the pod's containers, which mount the Secret anyway. The same mode on a
+ * plain file, or with a group this process is not in, is still loose.
  *
  * <p>A raw 16/32-byte file whose every byte happens to be a hex digit (or base64 text of a valid length) is read
  * as text; for random key bytes the probability is negligible (below 2^-100).
@@ -167,7 +173,8 @@ public final class KeyRingSource implements Supplier<KeyRing> {
             }
         }
         checkFolder(given, policy);
-        if (!directory.equals(given)) {
+        boolean secretVolume = !directory.equals(given);
+        if (secretVolume) {
             checkFolder(directory, policy);
         }
         Map<Integer, MasterKey> keys = new TreeMap<>();
@@ -182,7 +189,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
                     activeFile = p;
                 } else if (name.endsWith(KEY_SUFFIX)) {
                     int id = parseId(p, name.substring(0, name.length() - KEY_SUFFIX.length()));
-                    checkKeyFile(p, policy);
+                    checkKeyFile(p, policy, secretVolume);
                     byte[] material = readKey(p);
                     MasterKey k;
                     try {
@@ -226,14 +233,46 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         }
     }
 
-    /** A key file must be readable by its owner alone (following links: a Secret's files are links). */
-    private static void checkKeyFile(Path p, PermissionPolicy policy) {
+    /**
+     * A key file must be readable by its owner alone (following links: a Secret's files are links), except for the
+     * fsGroup projection of a Secret volume (class comment).
+     */
+    private static void checkKeyFile(Path p, PermissionPolicy policy, boolean secretVolume) {
         java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = posixPermissions(p);
-        if (perms != null && (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
-                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ))) {
+        if (perms == null) {
+            return;
+        }
+        boolean othersAccess = perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
+                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE);
+        boolean groupRead = perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ);
+        if (groupRead && !othersAccess && secretVolume
+                && !perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE) && inOwnGroup(p)) {
+            return; // 0440 root:<fsGroup>: how the kubelet projects defaultMode 0400 for a non-root pod
+        }
+        if (groupRead || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
             insecure(p, "key file is readable by group or others ("
                     + java.nio.file.attribute.PosixFilePermissions.toString(perms)
-                    + "); make it 0400 (Kubernetes: defaultMode: 0400)", policy);
+                    + "); make it 0400 (Kubernetes: defaultMode: 0400; with the pod's fsGroup the kubelet's 0440"
+                    + " root:<fsGroup> is accepted)", policy);
+        }
+    }
+
+    /** Whether the file's group is one of this process's groups (Linux: {@code /proc/self/status}); false elsewhere. */
+    private static boolean inOwnGroup(Path p) {
+        try {
+            int group = (Integer) Files.getAttribute(p, "unix:gid");
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"), java.nio.charset.StandardCharsets.US_ASCII)) {
+                if (line.startsWith("Gid:") || line.startsWith("Groups:")) {
+                    for (String id : line.substring(line.indexOf(':') + 1).trim().split("\\s+")) {
+                        if (!id.isEmpty() && Integer.parseInt(id) == group) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false; // not Linux, or no unix attributes: no exception to the rule
         }
     }
 

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -305,5 +306,55 @@ class KeyRingSourceTest {
         assertEquals(Reason.INSECURE_PERMISSIONS, folder.reason());
         assertEquals(dir, folder.path());
         Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+    /**
+     * A Secret volume with the pod's fsGroup: the kubelet writes defaultMode 0400 as 0440 root:&lt;fsGroup&gt;. Accepted
+     * there when the group is the process's own; refused on a plain file, with a foreign group, with group write or
+     * with any access for others.
+     */
+    @Test
+    void aSecretVolumesFsGroupProjectionIsAcceptedAndNothingLooser() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/self/status")), "needs Linux");
+        Path secret = Files.createDirectory(dir.resolve("secret"));
+        Path version = Files.createDirectory(secret.resolve("..2026_11_22_00_00_00.000000001"));
+        Path key = version.resolve("1.key");
+        write(key, random(16, 41));
+        write(version.resolve("active"), "1");
+        Files.createSymbolicLink(secret.resolve("..data"), version.getFileName());
+        Files.createSymbolicLink(secret.resolve("1.key"), Path.of("..data/1.key"));
+        Files.createSymbolicLink(secret.resolve("active"), Path.of("..data/active"));
+        KeyRingSource refusing = new KeyRingSource(secret, KeyRingSource.PermissionPolicy.REFUSE);
+
+        // the file's group is this process's own group (it created the file): the kubelet's fsGroup projection
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
+        assertEquals(1, refusing.load().activeKeyId());
+
+        for (String looser : List.of("r--r--r--", "r--rw----", "r--r---w-")) {
+            Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString(looser));
+            KeyFileException e = assertThrows(KeyFileException.class, refusing::load, looser);
+            assertEquals(Reason.INSECURE_PERMISSIONS, e.reason(), looser);
+        }
+
+        // the same 0440 outside a Secret volume: a group of people, not a pod
+        Path plain = Files.createDirectory(dir.resolve("plain"));
+        Path plainKey = plain.resolve("1.key");
+        write(plainKey, random(16, 42));
+        write(plain.resolve("active"), "1");
+        Files.setPosixFilePermissions(plainKey, java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
+        KeyFileException plainRefused = assertThrows(KeyFileException.class,
+                () -> new KeyRingSource(plain, KeyRingSource.PermissionPolicy.REFUSE).load());
+        assertEquals(Reason.INSECURE_PERMISSIONS, plainRefused.reason());
+        assertTrue(plainRefused.getMessage().contains("r--r-----"), plainRefused.getMessage());
+
+        // 0440 in a Secret volume whose group this process is not in: others can read it
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
+        int foreignGroup = 54_321;
+        try {
+            Files.setAttribute(key, "unix:gid", foreignGroup);
+        } catch (IOException notRoot) {
+            org.junit.jupiter.api.Assumptions.abort("changing a file's group to another needs root: " + notRoot);
+        }
+        KeyFileException foreign = assertThrows(KeyFileException.class, refusing::load);
+        assertEquals(Reason.INSECURE_PERMISSIONS, foreign.reason());
     }
 }

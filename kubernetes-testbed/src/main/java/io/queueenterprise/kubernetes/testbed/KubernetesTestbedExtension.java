@@ -107,7 +107,8 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
                 }
                 String nodeImage = importNodeImage(scripts);
                 Testbed testbed = connect(scripts, nodeImage);
-                progress("node " + testbed.nodeName() + " Ready; image " + nodeImage);
+                progress("node " + testbed.nodeName() + " Ready; image " + nodeImage + "; cluster DNS "
+                    + testbed.clusterDns().map(dns -> dns.address().toString()).orElse("not running"));
                 return new Session(null, null, testbed, scripts, started);
             } catch (RuntimeException e) {
                 Session failed = new Session(null, e, null, scripts, started);
@@ -159,7 +160,18 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
             }
             client.nodes().withName(nodeName).waitUntilCondition(Session::ready, 2, TimeUnit.MINUTES);
             return new Testbed(client, nodeName, nodeImage, kubeconfig,
-                Path.of(environment.get("BIN_DIR"), "qe-podresources"), Path.of(environment.get("POD_RESOURCES_SOCKET")), scripts);
+                Path.of(environment.get("BIN_DIR"), "qe-podresources"), Path.of(environment.get("POD_RESOURCES_SOCKET")), scripts,
+                clusterDns(client, environment));
+        }
+
+        /** The pods' DNS (the kubelet's clusterDNS is the node IP); none, with one line why, if port 53 is taken. */
+        private static ClusterDns clusterDns(KubernetesClient client, Map<String, String> environment) {
+            try {
+                return ClusterDns.start(client, environment.get("CLUSTER_DOMAIN"), java.net.InetAddress.getByName(environment.get("NODE_IP")), 53);
+            } catch (TestbedException | java.net.UnknownHostException e) {
+                progress("no cluster DNS (pods cannot resolve each other's names): " + e.getMessage());
+                return null;
+            }
         }
 
         private static boolean ready(Node node) {
@@ -183,6 +195,7 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
         @Override
         public void close() {
             if (testbed != null) {
+                testbed.clusterDns().ifPresent(ClusterDns::close);
                 testbed.client().close();
             }
             tearDown();

@@ -23,9 +23,10 @@ public final class Testbed {
     private final Path podResourcesHelper;
     private final Path podResourcesSocket;
     private final TestbedScripts scripts;
+    private final ClusterDns clusterDns;
 
     Testbed(KubernetesClient client, String nodeName, String nodeImage, Path kubeconfig,
-            Path podResourcesHelper, Path podResourcesSocket, TestbedScripts scripts) {
+            Path podResourcesHelper, Path podResourcesSocket, TestbedScripts scripts, ClusterDns clusterDns) {
         this.client = client;
         this.nodeName = nodeName;
         this.nodeImage = nodeImage;
@@ -33,6 +34,12 @@ public final class Testbed {
         this.podResourcesHelper = podResourcesHelper;
         this.podResourcesSocket = podResourcesSocket;
         this.scripts = scripts;
+        this.clusterDns = clusterDns;
+    }
+
+    /** The pods' cluster DNS ({@link ClusterDns}), served by this test run; empty when it could not start. */
+    public java.util.Optional<ClusterDns> clusterDns() {
+        return java.util.Optional.ofNullable(clusterDns);
     }
 
     public KubernetesClient client() {

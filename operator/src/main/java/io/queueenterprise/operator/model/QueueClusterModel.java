@@ -60,6 +60,9 @@ import io.queueenterprise.operator.api.QueueClusterSpec;
  * operator's settings, no client, no I/O. The dependent resources apply what these return.
  */
 public final class QueueClusterModel {
+    /** Startup probe failures allowed, 5 s apart: 180 s, above the node's own 120 s start bound. */
+    static final int STARTUP_PROBE_FAILURES = 36;
+
     public static final String CONFIG_HASH_ANNOTATION = "queue-enterprise.io/config-hash";
     public static final String CONTAINER = "node";
     /** Secrets are readable by their owner only; with fsGroup the kubelet adds group read for the node's group. */
@@ -274,6 +277,10 @@ public final class QueueClusterModel {
                 .build())
             .withNewReadinessProbe().withNewHttpGet().withPath("/readyz").withPort(new IntOrString("metrics")).endHttpGet()
                 .withPeriodSeconds(5).endReadinessProbe()
+            // A node restarted after SIGKILL may take up to 120 s to start (Chronicle's recovery of an excerpt the
+            // killed writer left incomplete): the liveness probe waits for the startup probe, which allows 180 s.
+            .withNewStartupProbe().withNewHttpGet().withPath("/healthz").withPort(new IntOrString("metrics")).endHttpGet()
+                .withPeriodSeconds(5).withFailureThreshold(STARTUP_PROBE_FAILURES).endStartupProbe()
             .withNewLivenessProbe().withNewHttpGet().withPath("/healthz").withPort(new IntOrString("metrics")).endHttpGet()
                 .withPeriodSeconds(10).withFailureThreshold(6).endLivenessProbe()
             .withVolumeMounts(volumeMounts())

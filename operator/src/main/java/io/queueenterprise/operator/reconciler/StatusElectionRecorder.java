@@ -1,7 +1,10 @@
 package io.queueenterprise.operator.reconciler;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.queueenterprise.operator.api.FailoverStatus;
 import io.queueenterprise.operator.api.QueueCluster;
@@ -47,6 +50,7 @@ final class StatusElectionRecorder implements ElectionRecorder {
         failover.setStartedAt(Instant.now().toString());
         status.setTerm(plan.term());
         status.setFailover(failover);
+        status.setConditions(failingOver(status, plan, fresh.getMetadata().getGeneration()));
         fresh.setStatus(status);
         client.resources(QueueCluster.class).inNamespace(fresh.getMetadata().getNamespace()).resource(fresh).updateStatus();
         // what the rest of this reconcile builds on
@@ -57,6 +61,29 @@ final class StatusElectionRecorder implements ElectionRecorder {
         if (plan.formerLeader() != null) {
             metrics.failover(cluster);
         }
+    }
+
+    /**
+     * The conditions while the recorded term has no leader yet: Ready False, Failover True, the others as they were.
+     * Without this, the term write carried the previous Ready True next to a term nobody leads yet, which a reader
+     * (and NodeInPodsIT, at an operator that died right after this write) took for a finished failover.
+     */
+    private static List<Condition> failingOver(QueueClusterStatus status, Plan.Elect plan, Long generation) {
+        List<Condition> previous = status.getConditions() == null ? List.of() : status.getConditions();
+        long observed = generation == null ? 0 : generation;
+        String what = "term " + plan.term() + " recorded: " + plan.formerLeader() + " -> " + plan.candidate() + " ("
+            + FailoverStatus.Phase.PROMOTING + ")";
+        List<Condition> changed = Conditions.merge(previous, List.of(
+            Conditions.of(Conditions.READY, false, "FailingOver", what, observed),
+            Conditions.of(Conditions.FAILOVER, true, "InProgress", what, observed)), Instant.now().toString());
+        List<Condition> conditions = new ArrayList<>();
+        for (Condition condition : previous) {
+            if (!Conditions.READY.equals(condition.getType()) && !Conditions.FAILOVER.equals(condition.getType())) {
+                conditions.add(condition);
+            }
+        }
+        conditions.addAll(changed);
+        return conditions;
     }
 
     @Override

@@ -14,29 +14,26 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
 import io.queueenterprise.kubernetes.testbed.Testbed;
 import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.ReplicaStatus;
 import io.queueenterprise.operator.model.ClusterNames;
 import io.queueenterprise.operator.model.OperatorSettings;
 
 /**
  * {@link QueueClusterScenario} on the test bed's REAL kube-apiserver, scheduler and kubelet (static CPU manager), and
- * beyond it: the pod the operator asked for runs on the real kubelet, Guaranteed, granted an exclusive core (the
- * kubelet's PodResources API agrees). The queue node is not built yet: the pod runs the node image's granted-cores
- * probe in its place (through the operator's node arguments), so no admin endpoint answers.
+ * beyond it: the pod the operator asked for runs the real queue node ({@code qe node}, the node image) on the real
+ * kubelet, Guaranteed, granted an exclusive core; the operator promotes it and, from the node's own report of its
+ * {@code Cpus_allowed_list}, says Pinned True (ExclusiveCores), and the kubelet's PodResources API names that very
+ * core. (That a hot thread pinned inside the grant stays on its core is {@code GrantedCoresIT}'s.)
  */
 @KubernetesTestbed
 class QueueClusterIT extends QueueClusterScenario {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String STORAGE_CLASS = "qe-it-local";
-    private static final String PROBE = "io.queueenterprise.kubernetes.probe.GrantedCoresReport";
 
     private final Testbed testbed;
     private Path volumeDirectory;
@@ -49,9 +46,7 @@ class QueueClusterIT extends QueueClusterScenario {
 
     @Override
     protected OperatorSettings settings() {
-        return new OperatorSettings(testbed.nodeImage(), "Never",
-            // the node is not built yet: its image's granted-cores probe stands in for it
-            List.of(PROBE, "--mode", "pinned", "--hold-seconds", "600", "--park-between-samples", "true"),
+        return new OperatorSettings(testbed.nodeImage(), "Never", OperatorSettings.DEFAULT_NODE_ARGUMENTS,
             "cluster.local", "queue-enterprise-system", Map.of("app.kubernetes.io/name", "queue-enterprise-operator"));
     }
 
@@ -64,6 +59,8 @@ class QueueClusterIT extends QueueClusterScenario {
         });
         createLocalVolume();
         solo.getSpec().getStorage().setStorageClassName(STORAGE_CLASS);
+        solo.getSpec().setMemory("1Gi");          // the real node: a JVM, Chronicle's mapped files
+        solo.getSpec().setSharedMemory("128Mi");  // Aeron's embedded driver
     }
 
     @Override
@@ -73,9 +70,14 @@ class QueueClusterIT extends QueueClusterScenario {
             && failIfFailed(p) && "Running".equals(p.getStatus().getPhase()), 5, TimeUnit.MINUTES);
         assertEquals("Guaranteed", pod.getStatus().getQosClass());
         assertEquals(new Quantity("1"), pod.getSpec().getContainers().get(0).getResources().getLimits().get("cpu"));
-        JsonNode report = grantedCores("solo-0");
-        String granted = report.get("processCpusAllowed").asText();
-        assertTrue(granted.matches("[1-9][0-9]*"), "one exclusive core, never the reserved core 0: " + report);
+        // the real node answers: the operator promotes it, and judges pinning from the node's own Cpus_allowed_list
+        QueueCluster pinned = pinnedStatus();
+        ReplicaStatus replica = pinned.getStatus().getReplicas().get(0);
+        assertEquals("solo-0", pinned.getStatus().getLeader());
+        assertEquals(1L, pinned.getStatus().getTerm());
+        String granted = replica.getCpusAllowedList();
+        assertTrue(granted.matches("[1-9][0-9]*"), "one exclusive core, never the reserved core 0: " + replica.getCpusAllowedList());
+        assertEquals(Boolean.TRUE, replica.getExclusiveCores());
         assertEquals(List.of(Integer.parseInt(granted)),
             testbed.podResources().container(namespace, "solo-0", "node").orElseThrow().cpuIds(), "the kubelet's own record");
 
@@ -119,18 +121,22 @@ class QueueClusterIT extends QueueClusterScenario {
         return true;
     }
 
-    private JsonNode grantedCores(String pod) throws Exception {
+    /** The status once the operator has seen the node leading and said Pinned True (the node's JVM starts first). */
+    private QueueCluster pinnedStatus() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        QueueCluster cluster = null;
         while (System.nanoTime() < deadline) {
-            for (String line : client.pods().inNamespace(namespace).withName(pod).getLog().split("\n")) {
-                if (line.startsWith("GRANTED_CORES ")) {
-                    return JSON.readTree(line.substring("GRANTED_CORES ".length()));
-                }
+            cluster = clusters().inNamespace(namespace).withName("solo").get();
+            if (cluster.getStatus() != null && cluster.getStatus().getConditions() != null && cluster.getStatus().getConditions().stream()
+                    .anyMatch(c -> "Pinned".equals(c.getType()) && "True".equals(c.getStatus()))
+                    && cluster.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()))) {
+                return cluster;
             }
-            Thread.sleep(500);
+            Thread.sleep(1_000);
         }
-        throw new AssertionError("pod " + pod + " printed no GRANTED_CORES report: "
-            + client.pods().inNamespace(namespace).withName(pod).getLog());
+        throw new AssertionError("the operator did not report the node leading and pinned within 5 min: "
+            + (cluster == null ? null : cluster.getStatus()) + "\nnode log:\n"
+            + client.pods().inNamespace(namespace).withName("solo-0").tailingLines(30).getLog());
     }
 
     /** The test bed has no volume provisioner: one local PersistentVolume for the replica's claim. */

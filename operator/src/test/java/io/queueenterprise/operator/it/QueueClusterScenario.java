@@ -53,7 +53,7 @@ import io.queueenterprise.operator.model.OperatorSettings;
  * {@link K3sQueueClusterIT}): the CRD installed; every CEL rule tried with a bad resource and the API server's own
  * message checked; the chart's example accepted; a QueueCluster reconciled by the operator running in this JVM (JOSDK
  * against that API server) into its Secrets, ConfigMap, Service, StatefulSet, PDB and NetworkPolicy, owned by it,
- * with status written. No queue node answers (the node is not built yet), so Quorum is False.
+ * with status written; at that first reconcile no node answers yet (its pod is only being created), so Quorum is False.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class QueueClusterScenario {
@@ -247,7 +247,7 @@ abstract class QueueClusterScenario {
             assertEquals(created.getMetadata().getGeneration(), reconciled.getStatus().getObservedGeneration());
             Map<String, String> conditions = new java.util.TreeMap<>();
             reconciled.getStatus().getConditions().forEach(c -> conditions.put(c.getType(), c.getStatus() + " " + c.getReason()));
-            assertEquals("False NoQuorum", conditions.get("Quorum"), "no admin endpoint answers (no node yet): " + conditions);
+            assertEquals("False NoQuorum", conditions.get("Quorum"), "the first reconcile: the node's pod is only being created: " + conditions);
             assertEquals("False", conditions.get("Ready").split(" ")[0], conditions.toString());
             assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover"), conditions.keySet());
 

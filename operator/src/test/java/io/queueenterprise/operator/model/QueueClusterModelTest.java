@@ -56,6 +56,16 @@ class QueueClusterModelTest {
     }
 
     @Test
+    void aSlowStartIsNotKilledByTheLivenessProbe() {
+        Container node = node(statefulSet(TestClusters.threeReplicas()));
+        // the node may take 120 s to start after SIGKILL; the liveness probe only counts once the startup probe passed
+        assertEquals("/healthz", node.getStartupProbe().getHttpGet().getPath());
+        int startupSeconds = node.getStartupProbe().getPeriodSeconds() * node.getStartupProbe().getFailureThreshold();
+        assertTrue(startupSeconds > 120, "startup allowance " + startupSeconds + " s");
+        assertEquals("/healthz", node.getLivenessProbe().getHttpGet().getPath());
+    }
+
+    @Test
     void unpinnedPodsGoAnywhereInThePoolWithTheirCpuAsRequested() {
         QueueCluster cluster = TestClusters.threeReplicas();
         cluster.getSpec().setPinned(false);

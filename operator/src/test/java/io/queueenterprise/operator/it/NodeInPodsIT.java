@@ -1,0 +1,512 @@
+package io.queueenterprise.operator.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
+import io.queueenterprise.kubernetes.testbed.Testbed;
+import io.queueenterprise.operator.QueueEnterpriseOperator;
+import io.queueenterprise.operator.api.AckMode;
+import io.queueenterprise.operator.api.Encryption;
+import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterSpec;
+import io.queueenterprise.operator.api.QueueClusterStatus;
+import io.queueenterprise.operator.api.QueueDefinition;
+import io.queueenterprise.operator.api.QueueProgress;
+import io.queueenterprise.operator.api.ReplicaStatus;
+import io.queueenterprise.operator.api.RollCycle;
+import io.queueenterprise.operator.api.StorageSpec;
+import io.queueenterprise.operator.failover.AdminClient;
+import io.queueenterprise.operator.failover.AdminException;
+import io.queueenterprise.operator.failover.NodeStatusView;
+import io.queueenterprise.operator.model.NodePaths;
+import io.queueenterprise.operator.model.OperatorSettings;
+
+/**
+ * The REAL queue node in pods on the test bed's real kubelet, driven by the operator running in this JVM: a three-replica
+ * quorum QueueCluster whose pods run the node image ({@code qe node --config ...} from the operator's ConfigMap) on the
+ * pod network, finding each other by their StatefulSet DNS names (the test bed's cluster DNS). In order:
+ * <ol>
+ *   <li>the operator bootstraps a leader under term 1 and records it; a client in the leader's pod appends with quorum
+ *   acknowledgements; every replica's durable index (the operator's status, read from the nodes) reaches the last
+ *   acknowledged index, and a follower's copy holds every acknowledged excerpt at its index;</li>
+ *   <li>the leader's pod is deleted with grace 0 (its JVM is SIGKILLed): the operator records a new term, promotes a
+ *   survivor, re-points the others (the restarted former leader included); every acknowledged excerpt is on the new
+ *   leader, which takes appends again;</li>
+ *   <li>the operator "dies" right after its term write reached the API server (its client drops every later request,
+ *   so it never promotes); a fresh operator takes over: it does not reuse that term, it issues a higher one.</li>
+ * </ol>
+ * The pods have no exclusive cores (the test bed has one; three replicas share the rest: {@code pinned: false},
+ * 300m each). Bounded: every wait has a limit; everything is deleted at the end.
+ */
+@KubernetesTestbed
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NodeInPodsIT {
+    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
+    private static final String CLUSTER = "trio";
+    private static final String QUEUE = "orders";
+    private static final String ROLL_CYCLE = "FAST_HOURLY";
+    private static final String CONTAINER = "node";
+    private static final Duration WAIT = Duration.ofMinutes(8);   // three JVMs starting on 2 shared cores, 300m each
+    private static final int NODE_UID = 10001;
+
+    private final Testbed testbed;
+    private final KubernetesClient client;
+    private String namespace;
+    private String storageClass;
+    private final List<String> volumeNames = new ArrayList<>();
+    private final List<Path> volumeDirectories = new ArrayList<>();
+    private QueueEnterpriseOperator operator;
+    private KubernetesClient operatorClient;
+    /** index → text of every append a majority acknowledged, in order. */
+    private final Map<Long, String> acknowledged = new TreeMap<>();
+
+    NodeInPodsIT(Testbed testbed) {
+        this.testbed = testbed;
+        this.client = testbed.client();
+    }
+
+    @BeforeAll
+    void setUp() throws IOException {
+        assumeTrue(testbed.clusterDns().isPresent(), "the test bed's cluster DNS is not running (port 53 on the node IP taken?):"
+            + " the node pods could not resolve each other");
+        try (InputStream crd = Files.newInputStream(Path.of(System.getProperty("qe.crd.file")))) {
+            CustomResourceDefinition definition = client.apiextensions().v1().customResourceDefinitions().load(crd).item();
+            client.resource(definition).forceConflicts().serverSideApply();
+        }
+        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
+            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        namespace = "node-in-pods-" + suffix;
+        storageClass = "qe-it-pods-" + suffix;
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+        client.serviceAccounts().inNamespace(namespace).withName("default").waitUntilCondition(account -> account != null, 1, TimeUnit.MINUTES);
+        for (int replica = 0; replica < 3; replica++) {
+            createLocalVolume();
+        }
+    }
+
+    @AfterAll
+    void tearDown() throws IOException {
+        stopOperator();
+        if (namespace != null) {
+            client.resources(QueueCluster.class).inNamespace(namespace).delete();
+            client.pods().inNamespace(namespace).withGracePeriod(0).delete();
+            client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).orTimeout(2, TimeUnit.MINUTES).join();
+            client.namespaces().withName(namespace).delete();
+        }
+        for (String volume : volumeNames) {
+            client.persistentVolumes().withName(volume).delete();
+        }
+        for (Path directory : volumeDirectories) {
+            try (Stream<Path> files = Files.walk(directory)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+    }
+
+    @Test
+    @Order(1)
+    void theOperatorBootstrapsALeaderAndFollowersHoldEveryAcknowledgedExcerpt() throws Exception {
+        startOperator(null);
+        client.resources(QueueCluster.class).inNamespace(namespace).resource(trio()).create();
+        QueueCluster ready = waitFor("a leader and every replica following it (Ready)", NodeInPodsIT::ready);
+        String leader = ready.getStatus().getLeader();
+        assertEquals(1L, ready.getStatus().getTerm(), "the first term the operator issues: " + ready.getStatus().getTerm());
+        assertNodesAgree(ready.getStatus().getTerm(), leader);
+
+        append(leader, 40, "first");
+        long lastAcknowledged = lastAcknowledged();
+        QueueCluster caughtUp = waitFor("every replica's durable index at the last acknowledged index " + lastAcknowledged,
+            cluster -> everyReplicaHolds(cluster, lastAcknowledged));
+        assertEquals(3, caughtUp.getStatus().getReplicas().size());
+        String follower = caughtUp.getStatus().getReplicas().stream().map(ReplicaStatus::getName)
+            .filter(name -> !name.equals(leader)).findFirst().orElseThrow();
+        assertHoldsEveryAcknowledged(follower);
+    }
+
+    @Test
+    @Order(2)
+    void afterTheLeadersPodIsKilledTheOperatorPromotesASurvivorAndNoAcknowledgedExcerptIsLost() throws Exception {
+        QueueCluster before = current();
+        String formerLeader = before.getStatus().getLeader();
+        long formerTerm = before.getStatus().getTerm();
+        assertFalse(acknowledged.isEmpty(), "the first test appended");
+
+        client.pods().inNamespace(namespace).withName(formerLeader).withGracePeriod(0).delete();   // SIGKILL, no goodbye
+
+        QueueCluster failedOver = waitFor("a new leader under a term above " + formerTerm, cluster -> cluster.getStatus() != null
+            && cluster.getStatus().getTerm() != null && cluster.getStatus().getTerm() > formerTerm
+            && cluster.getStatus().getLeader() != null && !formerLeader.equals(cluster.getStatus().getLeader()));
+        QueueClusterStatus status = failedOver.getStatus();
+        FailoverStatus failover = status.getFailover();
+        assertNotNull(failover, "the failover is recorded");
+        assertEquals(status.getTerm(), failover.getTerm(), "the term the failover issued is the recorded term");
+        assertEquals(formerLeader, failover.getFormerLeader());
+        assertEquals(status.getLeader(), failover.getCandidate());
+        String newLeader = status.getLeader();
+
+        // the restarted former leader is re-pointed: every replica follows the new leader at the new term
+        QueueCluster ready = waitFor("the cluster Ready again under the new leader", cluster -> ready(cluster)
+            && newLeader.equals(cluster.getStatus().getLeader()));
+        assertNodesAgree(ready.getStatus().getTerm(), newLeader);
+        assertHoldsEveryAcknowledged(newLeader);
+
+        append(newLeader, 20, "second");
+        long lastAcknowledged = lastAcknowledged();
+        waitFor("every replica's durable index at " + lastAcknowledged, cluster -> everyReplicaHolds(cluster, lastAcknowledged));
+        assertHoldsEveryAcknowledged(formerLeader);   // the killed leader's pod, back as a follower
+    }
+
+    @Test
+    @Order(3)
+    void anOperatorThatDiesRightAfterRecordingATermIsSucceededByOneThatNeverReusesIt() throws Exception {
+        stopOperator();
+        QueueCluster before = current();
+        String formerLeader = before.getStatus().getLeader();
+        long formerTerm = before.getStatus().getTerm();
+        DiesAfterRecordingTerm death = new DiesAfterRecordingTerm(client);
+        startOperator(death);
+
+        client.pods().inNamespace(namespace).withName(formerLeader).withGracePeriod(0).delete();
+        assertTrue(death.died.await(WAIT.toMinutes(), TimeUnit.MINUTES), "the operator recorded no new term within " + WAIT);
+        stopOperator();
+        long abandonedTerm = death.recordedTerm;
+        assertTrue(abandonedTerm > formerTerm, abandonedTerm + " above " + formerTerm);
+        QueueCluster abandoned = current();
+        assertEquals(abandonedTerm, abandoned.getStatus().getTerm(), "the term reached the API server before any node heard of it");
+        assertEquals(FailoverStatus.Phase.PROMOTING, abandoned.getStatus().getFailover().getPhase());
+        for (Map.Entry<String, NodeStatusView> node : answeringNodes().entrySet()) {
+            assertTrue(node.getValue().term() < abandonedTerm, node.getKey() + " never heard of the abandoned term "
+                + abandonedTerm + ": " + node.getValue());
+        }
+
+        startOperator(null);
+        QueueCluster recovered = waitFor("a leader under a term above the abandoned " + abandonedTerm, cluster -> ready(cluster)
+            && cluster.getStatus().getTerm() > abandonedTerm);
+        assertNotEquals(abandonedTerm, recovered.getStatus().getTerm());
+        assertNodesAgree(recovered.getStatus().getTerm(), recovered.getStatus().getLeader());
+        assertHoldsEveryAcknowledged(recovered.getStatus().getLeader());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    private QueueCluster trio() {
+        QueueDefinition orders = new QueueDefinition();
+        orders.setName(QUEUE);
+        orders.setRollCycle(RollCycle.FAST_HOURLY);
+        orders.setEncryption(Encryption.NONE);
+        orders.setAckTimeout("10s");   // generous: three JVMs share two busy cores
+        QueueClusterSpec spec = new QueueClusterSpec();
+        spec.setQueues(new ArrayList<>(List.of(orders)));
+        spec.setReplicas(3);
+        spec.setAckMode(AckMode.QUORUM);
+        spec.setPinned(false);           // the test bed has one exclusive core; three replicas share the others
+        spec.setCoresPerReplica("300m");
+        spec.setMemory("1Gi");
+        spec.setSharedMemory("256Mi");   // Aeron's embedded driver: ~50 MiB per node
+        StorageSpec storage = new StorageSpec();
+        storage.setSize("1Gi");
+        storage.setStorageClassName(storageClass);
+        spec.setStorage(storage);
+        QueueCluster cluster = new QueueCluster();
+        cluster.setMetadata(new ObjectMetaBuilder().withName(CLUSTER).build());
+        cluster.setSpec(spec);
+        return cluster;
+    }
+
+    private void startOperator(DiesAfterRecordingTerm death) throws IOException {
+        Config config = Config.fromKubeconfig(Files.readString(testbed.kubeconfig()));
+        KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(config);
+        if (death != null) {
+            config.setRequestRetryBackoffLimit(0);   // a dead operator does not retry
+            builder.withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("dies-after-recording-term", death));
+        }
+        operatorClient = builder.build();
+        OperatorSettings settings = new OperatorSettings(testbed.nodeImage(), "Never", OperatorSettings.DEFAULT_NODE_ARGUMENTS,
+            "cluster.local", namespace, Map.of("app.kubernetes.io/name", "queue-enterprise-operator"));
+        operator = new QueueEnterpriseOperator(operatorClient, settings, Set.of(namespace), null, new PrometheusRegistry(), false);
+        operator.start();
+    }
+
+    private void stopOperator() {
+        if (operator != null) {
+            operator.close();
+            operator = null;
+        }
+        if (operatorClient != null) {
+            operatorClient.close();
+            operatorClient = null;
+        }
+    }
+
+    private QueueCluster current() {
+        return client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).get();
+    }
+
+    private QueueCluster waitFor(String what, Predicate<QueueCluster> condition) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        QueueCluster cluster = null;
+        while (System.nanoTime() < deadline) {
+            cluster = current();
+            if (cluster != null && condition.test(cluster)) {
+                return cluster;
+            }
+            Thread.sleep(1_000);
+        }
+        throw new AssertionError("no " + what + " within " + WAIT + "; status: "
+            + (cluster == null ? null : client.getKubernetesSerialization().asJson(cluster.getStatus()))
+            + "\npods: " + podSummary());
+    }
+
+    private String podSummary() {
+        StringBuilder summary = new StringBuilder();
+        for (Pod pod : client.pods().inNamespace(namespace).list().getItems()) {
+            summary.append("\n").append(pod.getMetadata().getName()).append(" ").append(pod.getStatus().getPhase())
+                .append(" ").append(pod.getStatus().getPodIP()).append(" ").append(pod.getStatus().getContainerStatuses());
+            try {
+                String log = client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).inContainer(CONTAINER).tailingLines(15).getLog();
+                summary.append("\n  log: ").append(log.replace("\n", "\n  log: "));
+            } catch (RuntimeException e) {
+                summary.append("\n  (no log: ").append(e.getMessage()).append(")");
+            }
+        }
+        return summary.toString();
+    }
+
+    private static boolean ready(QueueCluster cluster) {
+        QueueClusterStatus status = cluster.getStatus();
+        return status != null && status.getLeader() != null && status.getTerm() != null && status.getConditions() != null
+            && status.getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private static boolean everyReplicaHolds(QueueCluster cluster, long index) {
+        QueueClusterStatus status = cluster.getStatus();
+        if (status == null || status.getReplicas() == null || status.getReplicas().size() != 3) {
+            return false;
+        }
+        for (ReplicaStatus replica : status.getReplicas()) {
+            QueueProgress progress = replica.getQueues() == null ? null
+                : replica.getQueues().stream().filter(q -> QUEUE.equals(q.getName())).findFirst().orElse(null);
+            if (progress == null || progress.getDurableIndex() == null || progress.getDurableIndex() < index) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Runs the test bed's queue client in {@code pod}, beside its node: quorum-acknowledged appends. */
+    private void append(String pod, int count, String prefix) {
+        String output = queueClient(pod, "append", queueDirectory(), ROLL_CYCLE, Integer.toString(count), prefix, "10000");
+        int acked = 0;
+        for (String line : output.split("\n")) {
+            if (line.startsWith("ACKED ")) {
+                String[] parts = line.split(" ", 3);
+                acknowledged.put(Long.parseLong(parts[1]), parts[2]);
+                acked++;
+            }
+        }
+        assertEquals(count, acked, "every append acknowledged by a majority: " + output);
+    }
+
+    private long lastAcknowledged() {
+        return ((TreeMap<Long, String>) acknowledged).lastKey();
+    }
+
+    /** Every acknowledged excerpt is in {@code pod}'s copy of the queue, at its index, with its bytes. */
+    private void assertHoldsEveryAcknowledged(String pod) {
+        Map<Long, String> held = new LinkedHashMap<>();
+        String output = queueClient(pod, "read", queueDirectory(), ROLL_CYCLE);
+        for (String line : output.split("\n")) {
+            if (line.startsWith("EXCERPT ")) {
+                String[] parts = line.split(" ", 3);
+                held.put(Long.parseLong(parts[1]), parts[2]);
+            }
+        }
+        for (Map.Entry<Long, String> excerpt : acknowledged.entrySet()) {
+            assertEquals(excerpt.getValue(), held.get(excerpt.getKey()), pod + " lost acknowledged excerpt at index "
+                + excerpt.getKey() + " (holds " + held.size() + " excerpts)");
+        }
+    }
+
+    private static String queueDirectory() {
+        return NodePaths.DATA_DIRECTORY + "/" + QUEUE;
+    }
+
+    /** {@code QueueClient} (the node image's probe) run with {@code kubectl exec} in the node's container, as the node's user. */
+    private String queueClient(String pod, String... arguments) {
+        List<String> command = new ArrayList<>(List.of("/opt/java/bin/java", "@/opt/queue-enterprise/bin/jvm.args", "-Xmx64m",
+            "-XX:TieredStopAtLevel=1", "-cp", "/opt/queue-enterprise/lib/*", "io.queueenterprise.kubernetes.probe.QueueClient"));
+        command.addAll(List.of(arguments));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Integer exitCode;
+        try (ExecWatch watch = client.pods().inNamespace(namespace).withName(pod).inContainer(CONTAINER)
+                .writingOutput(out).writingError(err).exec(command.toArray(String[]::new))) {
+            exitCode = watch.exitCode().get(5, TimeUnit.MINUTES);
+        } catch (Exception e) {
+            throw new AssertionError("queue client in " + pod + " did not finish: " + e + "\nstderr: " + err.toString(StandardCharsets.UTF_8), e);
+        }
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        assertEquals(Integer.valueOf(0), exitCode, "queue client in " + pod + ": " + stdout + "\nstderr: " + err.toString(StandardCharsets.UTF_8));
+        return stdout;
+    }
+
+    /**
+     * Each node answers on its admin endpoint: the leader leads at {@code term}, the others follow it at {@code term}
+     * (waited for: a restarted pod answers once its JVM is up).
+     */
+    private void assertNodesAgree(long term, String leader) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        Map<String, NodeStatusView> nodes = Map.of();
+        while (System.nanoTime() < deadline) {
+            nodes = answeringNodes();
+            if (nodes.size() == 3 && nodes.entrySet().stream().allMatch(node -> node.getKey().equals(leader)
+                ? node.getValue().isLeaderAt(term) : node.getValue().isFollowing(leader, term))) {
+                return;
+            }
+            Thread.sleep(1_000);
+        }
+        throw new AssertionError("not every replica answers with " + leader + " leading at term " + term + " within " + WAIT
+            + ": " + nodes + "\npods: " + podSummary());
+    }
+
+    /** The nodes' own status, asked as the operator asks: the pod's IP, the admin port, the cluster's bearer token. */
+    private Map<String, NodeStatusView> answeringNodes() {
+        String token = new String(Base64.getDecoder().decode(client.secrets().inNamespace(namespace).withName(CLUSTER + "-admin-token")
+            .get().getData().values().iterator().next()), StandardCharsets.UTF_8).trim();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+        Map<String, NodeStatusView> nodes = new TreeMap<>();
+        for (Pod pod : client.pods().inNamespace(namespace).list().getItems()) {
+            String ip = pod.getStatus().getPodIP();
+            if (ip == null || pod.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            try {
+                nodes.put(pod.getMetadata().getName(), new AdminClient(http, pod.getMetadata().getName(),
+                    URI.create("http://" + ip + ":" + NodePaths.ADMIN_PORT), token, Duration.ofSeconds(5)).status());
+            } catch (AdminException e) {
+                // not answering (starting, or gone): not counted
+            }
+        }
+        return nodes;
+    }
+
+    /** The test bed has no volume provisioner: one local PersistentVolume per replica, owned by the node's user. */
+    private void createLocalVolume() throws IOException {
+        Path workDirectory = Path.of(System.getProperty("qe.kubernetes.work-dir", "target/kubernetes-testbed")).toAbsolutePath();
+        Files.createDirectories(workDirectory);
+        Path directory = Files.createTempDirectory(workDirectory, "node-pv-");
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-x---"));
+        Files.setAttribute(directory, "unix:uid", NODE_UID);
+        Files.setAttribute(directory, "unix:gid", NODE_UID);
+        volumeDirectories.add(directory);
+        String name = storageClass + "-" + volumeNames.size();
+        volumeNames.add(name);
+        client.persistentVolumes().resource(new PersistentVolumeBuilder()
+            .withNewMetadata().withName(name).endMetadata()
+            .withNewSpec()
+                .withCapacity(Map.of("storage", new Quantity("1Gi")))
+                .withAccessModes("ReadWriteOnce")
+                .withStorageClassName(storageClass)
+                .withPersistentVolumeReclaimPolicy("Retain")
+                .withNewLocal().withPath(directory.toString()).endLocal()
+                .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression()
+                    .withKey("kubernetes.io/hostname").withOperator("In").withValues(testbed.nodeName())
+                .endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
+            .endSpec().build()).create();
+    }
+
+    /**
+     * An operator that dies at the worst moment of a failover: its write of the new term reaches the API server, and it
+     * hears nothing back, ever (every later request of its client fails), so it never fences, promotes or re-points. The
+     * write is made with the test's own client, with the operator's very body (resourceVersion guard included), so the
+     * API server holds exactly what the operator sent; then the operator's request is sent nowhere.
+     */
+    static final class DiesAfterRecordingTerm implements Interceptor {
+        private static final URI NOWHERE = URI.create("https://127.0.0.1:1/");
+        private final KubernetesClient writer;
+        final CountDownLatch died = new CountDownLatch(1);
+        volatile long recordedTerm;
+
+        DiesAfterRecordingTerm(KubernetesClient writer) {
+            this.writer = writer;
+        }
+
+        @Override
+        public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+            if (died.getCount() == 0) {
+                builder.uri(NOWHERE);
+                return;
+            }
+            String path = request.uri().getPath();
+            if ("PUT".equals(request.method()) && path.contains("/queueclusters/") && path.endsWith("/status")) {
+                String body = request.bodyString();
+                if (body != null && body.contains("\"" + FailoverStatus.Phase.PROMOTING + "\"")) {
+                    QueueCluster recorded = writer.getKubernetesSerialization().unmarshal(body, QueueCluster.class);
+                    writer.resource(recorded).updateStatus();
+                    recordedTerm = recorded.getStatus().getTerm();
+                    died.countDown();
+                    builder.uri(NOWHERE);
+                }
+            }
+        }
+    }
+}
