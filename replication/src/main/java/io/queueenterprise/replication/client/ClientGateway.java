@@ -72,6 +72,8 @@ public final class ClientGateway {
     private WriterSessions[] writers;
     private long nowNanos;
     private long lastSweepNanos;
+    private int refusalSessions;
+    private static final int MAX_REFUSAL_SESSIONS = 16;
     private volatile long appended;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
@@ -194,10 +196,14 @@ public final class ClientGateway {
     private void onConnect(long connection) {
         if (!handshakeMac.verify(frame)) {
             drop(ClientDrop.UNAUTHENTICATED);
-            return; // not answered: an unauthenticated request must not make the node send to a chosen address
+            refuseUnauthenticated(connection);
+            return;
         }
         Session existing = sessions.remove(connection);
         if (existing != null) {
+            if (existing.refusalOnly) {
+                refusalSessions--;
+            }
             existing.close();
         }
         String queueName = frame.queueName();
@@ -225,6 +231,25 @@ public final class ClientGateway {
         s.send(tx, length, nowNanos);
     }
 
+    /**
+     * Tells a client without the credential why it gets nothing, so it can report it. Bounded: at most
+     * {@link #MAX_REFUSAL_SESSIONS} such answers in flight, never replacing a session, one frame each; and an Aeron
+     * publication sends data only to a receiver that answered its setup, so this cannot be aimed at a bystander.
+     */
+    private void refuseUnauthenticated(long connection) {
+        if (refusalSessions >= MAX_REFUSAL_SESSIONS || sessions.containsKey(connection) || sessions.size() >= MAX_SESSIONS) {
+            return;
+        }
+        Session s = open(connection, frame.host(), frame.port(), "", new byte[0]);
+        if (s != null) {
+            refusalSessions++;
+            s.refusalOnly = true;
+            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
+                    "the CONNECT does not verify under this cluster's client credential");
+            s.closeAfterReplies = true;
+        }
+    }
+
     private Session open(long connection, String host, int port, String queueName, byte[] clientNonce) {
         ExclusivePublication publication;
         try {
@@ -239,7 +264,7 @@ public final class ClientGateway {
     }
 
     private void onProof(Session s) {
-        if (s.mac != null || !handshakeMac.verify(frame)) {
+        if (s.mac != null || s.refusalOnly || !handshakeMac.verify(frame)) {
             drop(ClientDrop.UNAUTHENTICATED);
             return;
         }
@@ -465,6 +490,9 @@ public final class ClientGateway {
             }
             boolean done = s.closeAfterReplies && s.outbox.isEmpty();
             if (done || s.failed || sweep && now - s.lastHeardNanos > SESSION_IDLE_NANOS) {
+                if (s.refusalOnly) {
+                    refusalSessions--;
+                }
                 s.close();
                 it.remove();
             }
@@ -492,6 +520,8 @@ public final class ClientGateway {
         boolean closeAfterReplies;
         boolean failed;
         boolean closed;
+        /** Opened only to refuse an unauthenticated CONNECT. */
+        boolean refusalOnly;
 
         Session(long connection, ExclusivePublication publication, String queueName, byte[] clientNonce, long now) {
             this.connection = connection;
