@@ -356,11 +356,11 @@ public final class ClientGateway {
         }
         long last = w.lastSequence(epoch);
         long unsigned = sequence & 0xFFFF_FFFFL;
-        if (last >= 0 && unsigned == last && Boolean.getBoolean("BREAK")) {
+        if (last >= 0 && unsigned == last) {
             answer(s, epoch, sequence, w.lastIndex(epoch)); // a retry: the original index, nothing appended
             return;
         }
-        if (last >= 0 && unsigned < last && Boolean.getBoolean("BREAK")) {
+        if (last >= 0 && unsigned < last) {
             refuse(s, s.mac, ClientRefusal.REPLAYED, epoch, sequence, "writer sequence " + unsigned
                     + " is below the last one this writer appended (" + last + ")");
             return;
