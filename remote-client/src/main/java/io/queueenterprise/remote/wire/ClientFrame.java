@@ -82,6 +82,9 @@ public final class ClientFrame {
         this.offset = offset;
         this.length = length;
         this.type = null;
+        if (offset < 0 || length < 0 || (long) offset + length > buffer.capacity()) {
+            throw new MalformedClientFrameException("frame: [" + offset + ", +" + length + ") outside its buffer of " + buffer.capacity());
+        }
         if (length < HEADER_LENGTH + MAC_LENGTH) {
             throw new MalformedClientFrameException("frame: " + length + " bytes, shorter than header and MAC");
         }
