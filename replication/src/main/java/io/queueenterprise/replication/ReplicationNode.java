@@ -255,6 +255,17 @@ public final class ReplicationNode implements NodeControl {
         return clients;
     }
 
+    /** The client gateway's dropped-frame counters, keyed {@code client_<reason>}; empty when it serves no clients. */
+    public java.util.Map<String, Long> clientFramesDroppedByReason() {
+        java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        if (clients != null) {
+            for (io.queueenterprise.replication.client.ClientDrop reason : io.queueenterprise.replication.client.ClientDrop.values()) {
+                counts.put("client_" + reason.name(), clients.drops(reason));
+            }
+        }
+        return counts;
+    }
+
     private static ClientCredential loadClientCredential(NodeConfig config) {
         try {
             return ClientCredential.load(config.clientCredentialFile());

@@ -145,18 +145,6 @@ public final class NodeConfigReader {
                             + peers.indexOf(self) + "].replicationPort)");
                 }
             }
-            if (clientCredentialFile != null && self.clientPort() == 0) {
-                throw new NodeConfigException("peers[" + peers.indexOf(self) + "].clientPort", "missing: this node has a"
-                        + " clientCredentialFile, so it serves remote clients and needs the port it takes them on");
-            }
-            if (clientCredentialFile == null) {
-                for (Peer p : peers) {
-                    if (p.clientPort() != 0) {
-                        throw new NodeConfigException("clientCredentialFile", "missing: peers[" + peers.indexOf(p)
-                                + "].clientPort is set, but without a client credential no client can connect");
-                    }
-                }
-            }
             if (self.clientPort() != 0) {
                 for (String field : List.of("admin.port", "metrics.port", "replicationPort")) {
                     int port = switch (field) {
@@ -167,6 +155,18 @@ public final class NodeConfigReader {
                     if (port == self.clientPort()) {
                         throw new NodeConfigException("peers[" + peers.indexOf(self) + "].clientPort", self.clientPort()
                                 + " is also this node's " + field);
+                    }
+                }
+            }
+            if (clientCredentialFile != null && self.clientPort() == 0) {
+                throw new NodeConfigException("peers[" + peers.indexOf(self) + "].clientPort", "missing: this node has a"
+                        + " clientCredentialFile, so it serves remote clients and needs the port it takes them on");
+            }
+            if (clientCredentialFile == null) {
+                for (Peer p : peers) {
+                    if (p.clientPort() != 0) {
+                        throw new NodeConfigException("clientCredentialFile", "missing: peers[" + peers.indexOf(p)
+                                + "].clientPort is set, but without a client credential no client can connect");
                     }
                 }
             }
