@@ -212,6 +212,9 @@ public final class ClientGateway {
         byte[] clientNonce = new byte[ClientFrame.NONCE_LENGTH];
         frame.bytesAt(0, clientNonce, ClientFrame.NONCE_LENGTH);
         if (sessions.size() >= MAX_SESSIONS) {
+            if (sessions.size() >= MAX_SESSIONS + MAX_REFUSAL_SESSIONS) {
+                return; // bounded: beyond this even the refusal is not sent
+            }
             Session s = open(connection, host, port, queueName, clientNonce);
             if (s != null) {
                 refuse(s, handshakeMac, ClientRefusal.TOO_MANY_CLIENTS, 0, 0, "node " + config.nodeId() + " serves "
