@@ -103,6 +103,7 @@ public final class NodeCommand implements Callable<Integer> {
         for (DropReason reason : DropReason.values()) {
             counts.put(reason.name(), engine.drops().get(reason));
         }
+        counts.putAll(engine.clientFramesDroppedByReason()); // remote clients' frames, when the node serves them
         return counts;
     }
 

@@ -244,6 +244,18 @@ public final class QueueDescriptor {
                 FILE_NAME + ": " + why, cause);
     }
 
+    /**
+     * A descriptor received from a node by a remote writer, checked against the writer's keys: authentic under a key
+     * of {@code ring}, of {@code mode}, and with the ring's active key recorded.
+     *
+     * @throws QueueConfigurationException UNREADABLE_DESCRIPTOR, PLAIN_QUEUE_OPENED_AS_ENCRYPTED, CIPHER_MODE_MISMATCH,
+     *                                     DESCRIPTOR_NOT_AUTHENTIC or WRONG_KEY
+     */
+    public static QueueDescriptor verifiedForRemoteWriter(String label, byte[] bytes, io.queueenterprise.crypto.KeyRing ring,
+                                                          CipherMode mode) {
+        return QueueKeys.verifyForRemoteWriter(label, bytes, ring, mode);
+    }
+
     /** Reads the descriptor in {@code dir}, or returns null when the directory has none. */
     public static QueueDescriptor read(Path dir) {
         Path file = dir.resolve(FILE_NAME);

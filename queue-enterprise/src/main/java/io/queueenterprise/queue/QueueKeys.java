@@ -197,6 +197,32 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         }
     }
 
+    /**
+     * For a writer that holds the keys but not the directory (a remote client): checks a descriptor received from a
+     * node against {@code ring}: authentic, no key id recorded under another key, and the ring's active key already
+     * recorded (a remote writer cannot record it: the node holds no key to re-authenticate the descriptor).
+     */
+    static QueueDescriptor verifyForRemoteWriter(String label, byte[] bytes, KeyRing ring, CipherMode requestedMode) {
+        QueueDescriptor d = QueueDescriptor.parse(label, new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+        if (!d.encrypted()) {
+            throw new QueueConfigurationException(d.name(), QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
+                    "the queue '" + d.name() + "' is plain; remote clients append only to encrypted queues");
+        }
+        if (d.cipherMode() != requestedMode) {
+            throw new QueueConfigurationException(d.name(), QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
+                    "asked for " + requestedMode + " but the queue's descriptor says " + d.cipherMode());
+        }
+        QueueKeys keys = new QueueKeys(null, d, null, true);
+        keys.checkFingerprints(ring);
+        keys.verify(d, ring);
+        if (!d.keyFingerprints().containsKey(ring.activeKeyId())) {
+            throw new QueueConfigurationException(d.name(), QueueConfigurationException.Problem.WRONG_KEY,
+                    "the active key id " + ring.activeKeyId() + " has not been recorded in the queue's descriptor; a remote"
+                            + " writer cannot record it (the node holds no key): write once with it locally, or use a recorded key");
+        }
+        return d;
+    }
+
     /** Checks the descriptor's authenticator with the key it names. */
     private void verify(QueueDescriptor d, KeyRing candidate) {
         int keyId = d.macKeyId();

@@ -265,6 +265,23 @@ public final class ReplicaStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Leader: appends {@code src[offset, offset+length)} as the next excerpt exactly as given (a remote client's
+     * sealed envelope; the node never seals) and returns its index. For the thread that owns this store.
+     *
+     * @throws StorageFullException if the file system is nearly full (nothing written)
+     */
+    public long append(byte[] src, int offset, int length) {
+        if (appender == null) {
+            appender = chronicle.createAppender();
+        }
+        storage.spend(queueName, length); // StorageFullException: nothing written
+        writeScratch.clear();
+        writeScratch.write(src, offset, length);
+        appender.writeBytes(writeScratch);
+        return appender.lastIndexAppended();
+    }
+
     /** Whether {@code index} may follow {@code last} with no gap: next sequence in the cycle, or 0 of a later cycle. */
     public static boolean isNext(RollCycle cycle, long last, long index) {
         if (last < 0) {

@@ -1,5 +1,7 @@
 package io.queueenterprise.replication;
 
+import io.queueenterprise.remote.wire.ClientCredential;
+import io.queueenterprise.replication.client.ClientGateway;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.engine.DurableFiles;
 import io.queueenterprise.replication.engine.DropCounters;
@@ -55,6 +57,8 @@ public final class ReplicationNode implements NodeControl {
     private final Path aeronDirectory;
     private final PeerCredential credential;
     private FileLock instanceLock;
+    /** Remote clients' door, driven by the agent's duty cycle; null when the node serves none. */
+    private final ClientGateway clients;
 
     private static final String LOCK_FILE = "replication-node.lock";
 
@@ -62,7 +66,8 @@ public final class ReplicationNode implements NodeControl {
         this.config = config;
         this.credential = credential;
         this.aeronDirectory = aeronDirectory;
-        this.agent = new ReplicationAgent(config, credential, aeronDirectory);
+        this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config)) : null;
+        this.agent = new ReplicationAgent(config, credential, aeronDirectory, clients);
         this.runner = new AgentRunner(idleStrategy(config.idleStrategy()), this::onAgentError, null, agent);
     }
 
@@ -243,6 +248,30 @@ public final class ReplicationNode implements NodeControl {
     @Override
     public Histogram ackLatencySinceLastCall(String queue) {
         return agent.ackLatencySinceLastCall(queue);
+    }
+
+    /** The remote-client gateway (counters for metrics and tests), or null when this node serves no clients. */
+    public ClientGateway clientGateway() {
+        return clients;
+    }
+
+    /** The client gateway's dropped-frame counters, keyed {@code client_<reason>}; empty when it serves no clients. */
+    public java.util.Map<String, Long> clientFramesDroppedByReason() {
+        java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        if (clients != null) {
+            for (io.queueenterprise.replication.client.ClientDrop reason : io.queueenterprise.replication.client.ClientDrop.values()) {
+                counts.put("client_" + reason.name(), clients.drops(reason));
+            }
+        }
+        return counts;
+    }
+
+    private static ClientCredential loadClientCredential(NodeConfig config) {
+        try {
+            return ClientCredential.load(config.clientCredentialFile());
+        } catch (ClientCredential.ClientCredentialException e) {
+            throw new ReplicationException("clientCredentialFile: " + e.getMessage());
+        }
     }
 
     @Override

@@ -50,9 +50,15 @@ final class NodeProcess implements AutoCloseable {
         StringBuilder peers = new StringBuilder();
         for (var p : cluster.peers) {
             peers.append(peers.length() == 0 ? "" : ",").append(p.id()).append(':').append(p.replicationPort());
+            if (p.clientPort() != 0) {
+                peers.append(':').append(p.clientPort());
+            }
         }
         command.add(peers.toString());
         command.add(queueSpec);
+        if (cluster.clientCredential != null) {
+            command.add(cluster.clientCredential.toString());
+        }
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         NodeProcess node = new NodeProcess(position, process, cluster.config(position));

@@ -16,8 +16,9 @@ import java.util.List;
  * answering one line each ({@code OK role term lastIndex quorumIndex state} or {@code ERR message}). Killed with
  * SIGKILL by the test.
  *
- * <p>Arguments: data directory, credential file, this node's position, peers as {@code id:port,...} (127.0.0.1),
- * queue as {@code name:ACKMODE:ROLLCYCLE}.
+ * <p>Arguments: data directory, credential file, this node's position, peers as {@code id:port[:clientPort],...}
+ * (127.0.0.1), queue as {@code name:ACKMODE:ROLLCYCLE[:ENCRYPTION]}, and optionally the client credential file
+ * (remote clients served on each peer's clientPort).
  */
 public final class NodeProcessMain {
     private NodeProcessMain() {
@@ -27,15 +28,18 @@ public final class NodeProcessMain {
         List<NodeConfig.Peer> peers = new ArrayList<>();
         for (String p : args[3].split(",")) {
             String[] parts = p.split(":");
-            peers.add(new NodeConfig.Peer(parts[0], "127.0.0.1", Integer.parseInt(parts[1])));
+            peers.add(new NodeConfig.Peer(parts[0], "127.0.0.1", Integer.parseInt(parts[1]),
+                    parts.length > 2 ? Integer.parseInt(parts[2]) : 0));
         }
         String[] q = args[4].split(":");
-        NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(q[0], q[2], NodeConfig.Encryption.NONE, AckMode.valueOf(q[1]),
+        NodeConfig.Encryption encryption = q.length > 3 ? NodeConfig.Encryption.valueOf(q[3]) : NodeConfig.Encryption.NONE;
+        NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(q[0], q[2], encryption, AckMode.valueOf(q[1]),
                 Duration.ofSeconds(1), NodeConfig.Retention.unbounded());
         int self = Integer.parseInt(args[2]);
         NodeConfig config = new NodeConfig(NodeConfig.SCHEMA_VERSION, peers.get(self).id(), Path.of(args[0]), peers,
                 Path.of(args[1]), List.of(queue), new NodeConfig.Admin("127.0.0.1", 0, Path.of(args[1])),
-                new NodeConfig.Metrics("127.0.0.1", 0), NodeConfig.IdleStrategySpec.BACKOFF);
+                new NodeConfig.Metrics("127.0.0.1", 0), NodeConfig.IdleStrategySpec.BACKOFF,
+                args.length > 5 ? Path.of(args[5]) : null);
         try (ReplicationNode node = ReplicationNode.start(config);
              BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             System.out.println("READY");

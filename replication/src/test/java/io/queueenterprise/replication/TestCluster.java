@@ -17,6 +17,8 @@ final class TestCluster {
     final Path credential;
     final List<NodeConfig.Peer> peers = new ArrayList<>();
     final List<NodeConfig.QueueSpec> queues;
+    /** The client credential when {@link #serveClients()} was called; null: nodes serve no remote clients. */
+    Path clientCredential;
 
     TestCluster(Path root, int size, List<NodeConfig.QueueSpec> queues) throws IOException {
         this.root = root;
@@ -31,6 +33,24 @@ final class TestCluster {
         }
     }
 
+    /** Every node takes remote clients on a free loopback port, under a fresh client credential. */
+    TestCluster serveClients() throws IOException {
+        clientCredential = root.resolve("client-credential");
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        Files.write(clientCredential, secret);
+        for (int i = 0; i < peers.size(); i++) {
+            NodeConfig.Peer p = peers.get(i);
+            peers.set(i, new NodeConfig.Peer(p.id(), p.host(), p.replicationPort(), LoopbackPorts.freeUdpPort()));
+        }
+        return this;
+    }
+
+    /** host:port of every node's client endpoint. */
+    List<String> clientAddresses() {
+        return peers.stream().map(p -> p.host() + ":" + p.clientPort()).toList();
+    }
+
     static NodeConfig.QueueSpec queue(String name, AckMode mode) {
         return new NodeConfig.QueueSpec(name, "FAST_DAILY", NodeConfig.Encryption.NONE, mode, Duration.ofSeconds(5),
                 NodeConfig.Retention.unbounded());
@@ -43,7 +63,7 @@ final class TestCluster {
     NodeConfig config(int node, Path credentialFile) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, "replica-" + node, dataDirectory(node), peers, credentialFile, queues,
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential);
     }
 
     Path dataDirectory(int node) {

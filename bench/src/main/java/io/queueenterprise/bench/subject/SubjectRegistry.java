@@ -29,6 +29,8 @@ public final class SubjectRegistry {
         register(new AeronUdpRoundTripSubject.Factory());
         register(new ReplicatedSubject.Factory("replicated-async", AckMode.ASYNC));
         register(new ReplicatedSubject.Factory("replicated-quorum", AckMode.QUORUM));
+        register(new RemoteAppendSubject.Factory("remote-append-async", AckMode.ASYNC));
+        register(new RemoteAppendSubject.Factory("remote-append-quorum", AckMode.QUORUM));
     }
 
     private SubjectRegistry() {

@@ -24,14 +24,28 @@ import java.util.Optional;
  * @param admin              the admin endpoint (status, promote, follow, fence): authenticated callers only
  * @param metrics            Prometheus metrics, health and readiness; a port apart from admin
  * @param idleStrategy       how the node's one duty-cycle thread idles when there is no work
+ * @param clientCredentialFile the per-cluster client credential (a Secret apart from data keys and the peer
+ *                           credential) remote clients prove at connect; null: this node serves no remote clients
  */
 public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
-                         List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
+                         List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
+                         Path clientCredentialFile) {
     public static final int SCHEMA_VERSION = 1;
 
     public NodeConfig {
         peers = List.copyOf(peers);
         queues = List.copyOf(queues);
+    }
+
+    /** A node that serves no remote clients. */
+    public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                      List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null);
+    }
+
+    /** Whether this node serves remote clients (a client credential is configured). */
+    public boolean servesClients() {
+        return clientCredentialFile != null;
     }
 
     /** This node's own entry in {@link #peers()}. */
@@ -40,8 +54,14 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
                 .orElseThrow(() -> new IllegalStateException("nodeId " + nodeId + " is not among peers"));
     }
 
-    /** A replica of the cluster and where its replication endpoint listens (UDP, Aeron). */
-    public record Peer(String id, String host, int replicationPort) {
+    /**
+     * A replica of the cluster and where its replication endpoint listens (UDP, Aeron); {@code clientPort} is where
+     * it takes remote clients (UDP, Aeron), 0 when it takes none. Nodes redirect clients to the leader's.
+     */
+    public record Peer(String id, String host, int replicationPort, int clientPort) {
+        public Peer(String id, String host, int replicationPort) {
+            this(id, host, replicationPort, 0);
+        }
     }
 
     /**

@@ -123,6 +123,8 @@ public final class NodeConfigReader {
                     metricsFields.requiredInt("port", 1, 65535));
             metricsFields.refuseUnknown();
             IdleStrategySpec idle = doc.optionalEnum("idleStrategy", IdleStrategySpec.class).orElse(DEFAULT_IDLE_STRATEGY);
+            Path clientCredentialFile = doc.optionalText("clientCredentialFile").isPresent()
+                    ? doc.requiredPath("clientCredentialFile", base) : null;
             doc.refuseUnknown();
 
             unique(peers, Peer::id, "peers", "id");
@@ -143,11 +145,38 @@ public final class NodeConfigReader {
                             + peers.indexOf(self) + "].replicationPort)");
                 }
             }
-            return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle);
+            if (self.clientPort() != 0) {
+                for (String field : List.of("admin.port", "metrics.port", "replicationPort")) {
+                    int port = switch (field) {
+                        case "admin.port" -> admin.port();
+                        case "metrics.port" -> metrics.port();
+                        default -> self.replicationPort();
+                    };
+                    if (port == self.clientPort()) {
+                        throw new NodeConfigException("peers[" + peers.indexOf(self) + "].clientPort", self.clientPort()
+                                + " is also this node's " + field);
+                    }
+                }
+            }
+            if (clientCredentialFile != null && self.clientPort() == 0) {
+                throw new NodeConfigException("peers[" + peers.indexOf(self) + "].clientPort", "missing: this node has a"
+                        + " clientCredentialFile, so it serves remote clients and needs the port it takes them on");
+            }
+            if (clientCredentialFile == null) {
+                for (Peer p : peers) {
+                    if (p.clientPort() != 0) {
+                        throw new NodeConfigException("clientCredentialFile", "missing: peers[" + peers.indexOf(p)
+                                + "].clientPort is set, but without a client credential no client can connect");
+                    }
+                }
+            }
+            return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
+                    clientCredentialFile);
         }
 
         Peer peer(Fields f) {
-            Peer peer = new Peer(f.requiredName("id"), f.requiredText("host"), f.requiredInt("replicationPort", 1, 65535));
+            Peer peer = new Peer(f.requiredName("id"), f.requiredText("host"), f.requiredInt("replicationPort", 1, 65535),
+                    f.optionalInt("clientPort", 1, 65535).orElse(0));
             if (peer.host().chars().anyMatch(Character::isWhitespace)) {
                 throw new NodeConfigException(f.path("host"), quote(peer.host()) + " is not a host name or address");
             }
@@ -269,6 +298,10 @@ public final class NodeConfigReader {
                 throw new NodeConfigException(path(field), describe(value) + " is not an integer in " + min + ".." + max);
             }
             return value.asInt();
+        }
+
+        Optional<Integer> optionalInt(String field, int min, int max) {
+            return optional(field).isPresent() ? Optional.of(requiredInt(field, min, max)) : Optional.empty();
         }
 
         <E extends Enum<E>> E requiredEnum(String field, Class<E> type) {

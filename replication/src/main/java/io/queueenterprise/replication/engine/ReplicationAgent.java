@@ -57,7 +57,7 @@ import java.util.function.Function;
  * follower store arbitrary bytes at an index (a plain queue cannot detect that at all, an encrypted one only when a
  * reader fails); the batch amortises the cost over its excerpts.
  */
-public final class ReplicationAgent implements Agent {
+public final class ReplicationAgent implements Agent, io.queueenterprise.replication.client.HostedQueues {
     private static final System.Logger LOG = System.getLogger(ReplicationAgent.class.getName());
     public static final int STREAM_ID = 0x5145; // "QE"
     static final int MAX_BATCH_BYTES = 64 * 1024;
@@ -113,8 +113,17 @@ public final class ReplicationAgent implements Agent {
     private long lastRefusalLoggedNanos;
     private volatile NodeStatus lastStatus;
     private volatile boolean closed;
+    /** Remote clients (its own class; one call per duty cycle): null when the node serves none. */
+    private final io.queueenterprise.replication.client.ClientGateway clients;
 
     public ReplicationAgent(NodeConfig config, PeerCredential credential, Path aeronDirectory) {
+        this(config, credential, aeronDirectory, null);
+    }
+
+    /** @param clients the remote-client gateway driven from this duty cycle, or null when the node serves none */
+    public ReplicationAgent(NodeConfig config, PeerCredential credential, Path aeronDirectory,
+                            io.queueenterprise.replication.client.ClientGateway clients) {
+        this.clients = clients;
         this.config = config;
         this.credential = credential;
         this.handshakeMac = SessionCrypto.handshakeMac(credential);
@@ -209,6 +218,9 @@ public final class ReplicationAgent implements Agent {
                 peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
             }
         }
+        if (clients != null) {
+            clients.start(aeron, this);
+        }
         NodeStateFile.State persisted = stateFile.read();
         term = persisted.term();
         switch (persisted.role()) {
@@ -270,6 +282,9 @@ public final class ReplicationAgent implements Agent {
                 }
             }
         }
+        if (clients != null) {
+            clients.close();
+        }
         if (aeron != null) {
             aeron.close();
         }
@@ -305,7 +320,48 @@ public final class ReplicationAgent implements Agent {
             work += followerWork(now);
         }
         work += heartbeats(now);
+        if (clients != null) {
+            work += clients.doWork(now);
+        }
         return work;
+    }
+
+    // ------------------------------------------------------------------------------------------------ HostedQueues
+    // (what the client gateway reads, on this thread)
+
+    @Override
+    public NodeStatus.Role role() {
+        return role;
+    }
+
+    @Override
+    public long term() {
+        return term;
+    }
+
+    @Override
+    public int leaderPosition() {
+        return leader;
+    }
+
+    @Override
+    public int queueCount() {
+        return queues.length;
+    }
+
+    @Override
+    public NodeConfig.QueueSpec spec(int queue) {
+        return queues[queue].spec;
+    }
+
+    @Override
+    public ReplicaStore store(int queue) {
+        return queues[queue].store;
+    }
+
+    @Override
+    public long quorumIndex(int queue) {
+        return queues[queue].quorumIndex;
     }
 
     // ------------------------------------------------------------------------------------------------ commands

@@ -77,6 +77,10 @@ class NodeConfigReaderTest {
         assertEquals(Encryption.AES_128_CTR, config.queues().get(1).encryption());
         assertEquals(40190, config.admin().port());
         assertEquals("127.0.0.1", config.admin().bindAddress());
+        assertEquals(List.of(40120, 40121, 40122), config.peers().stream().map(NodeConfig.Peer::clientPort).toList());
+        assertEquals(Path.of("/etc/queue-enterprise/client/credential"), config.clientCredentialFile());
+        assertTrue(config.servesClients());
+        assertFalse(NodeConfigReader.read(examples().resolve("single-node.yaml")).servesClients());
     }
 
     @Test
@@ -179,6 +183,14 @@ class NodeConfigReaderTest {
                 bad("peerCredentialFile: /peer/credential", "peerCredentialFile: \"\"", "peerCredentialFile: must not be empty"),
                 bad("queues:\n", "queues: []\nqueuesOld:\n", "queues: must be a list of at least one entry, got a list"),
                 bad("metrics:\n  port: 40191", "metrics: 40191", "metrics: must be a mapping of fields, got 40191"),
+                bad("    replicationPort: 40101", "    replicationPort: 40101\n    clientPort: 40121",
+                        "clientCredentialFile: missing: peers[1].clientPort is set"),
+                bad("peerCredentialFile: /peer/credential", "peerCredentialFile: /peer/credential\nclientCredentialFile: /client/credential",
+                        "peers[0].clientPort: missing: this node has a clientCredentialFile"),
+                bad("    replicationPort: 40100", "    replicationPort: 40100\n    clientPort: 40100",
+                        "peers[0].clientPort: 40100 is also this node's replicationPort"),
+                bad("    replicationPort: 40100", "    replicationPort: 40100\n    clientPort: 0",
+                        "peers[0].clientPort: 0 is not an integer in 1..65535"),
                 bad("nodeId: replica-0", "nodeId: replica-0\nnodeId: replica-1", "not a valid YAML document at line"),
                 bad("version: 1", "version: [1", "not a valid YAML document at line"));
     }

@@ -1,0 +1,193 @@
+package io.queueenterprise.bench.subject;
+
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.MasterKey;
+import io.queueenterprise.queue.EnterpriseQueue;
+import io.queueenterprise.queue.QueueAppender;
+import io.queueenterprise.queue.QueueDescriptor;
+import io.queueenterprise.remote.RemoteQueue;
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.LoopbackPorts;
+import io.queueenterprise.replication.ReplicationNode;
+import io.queueenterprise.replication.config.NodeConfig;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Remote append: a {@link RemoteQueue} client (its own embedded media driver, driven by the producer thread) seals
+ * each message and appends it over Aeron UDP loopback to a replication leader in this process, which replicates to
+ * its follower; the consumer tails the FOLLOWER's queue with the library. So the latency is client seal, client →
+ * leader, the leader's append, leader → follower, the follower's write and read; in quorum mode the producer's send
+ * also waits for the leader's ack after the follower's (one write in flight: the producer's rate is bounded by that
+ * round trip). Compare with {@code peer-aeron-udp-rtt} and {@code replicated-*} from the same run.
+ */
+public final class RemoteAppendSubject implements Subject {
+
+    /** One factory per acknowledgement mode. */
+    public static final class Factory implements SubjectFactory {
+        private final String name;
+        private final AckMode ackMode;
+
+        public Factory(String name, AckMode ackMode) {
+            this.name = name;
+            this.ackMode = ackMode;
+        }
+
+        @Override public String name() { return name; }
+        @Override public String description() {
+            return "remote client (" + CipherMode.AES_128_CTR_POLY1305 + ", one write in flight) appending over Aeron UDP loopback "
+                    + "to a replication leader, read on its follower, " + ackMode + " acks, nodes BACKOFF";
+        }
+        @Override public Role role() { return Role.REPLICATED; }
+        @Override public boolean persists() { return true; }
+        @Override public Subject open(SubjectConfig config) throws IOException {
+            return new RemoteAppendSubject(config, ackMode);
+        }
+    }
+
+    private static final String QUEUE = "bench";
+    private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final SubjectConfig config;
+    private final KeyRing ring;
+    private final Path clientCredential;
+    private final List<NodeConfig.Peer> peers;
+    private final ReplicationNode leader;
+    private final ReplicationNode follower;
+    private final Path followerQueueDir;
+    private EnterpriseQueue followerQueue;
+
+    RemoteAppendSubject(SubjectConfig config, AckMode ackMode) throws IOException {
+        this.config = config;
+        Path root = config.runDir().resolve("cluster");
+        Files.createDirectories(root);
+        Path credential = root.resolve("peer-credential");
+        writeOwnerOnly(credential, randomBytes(32));
+        clientCredential = root.resolve("client-credential");
+        writeOwnerOnly(clientCredential, randomBytes(32));
+        peers = List.of(
+                new NodeConfig.Peer("replica-0", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort()),
+                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort()));
+        NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
+                ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
+        this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
+        Path leaderQueueDir = root.resolve("replica-0").resolve(QUEUE);
+        this.followerQueueDir = root.resolve("replica-1").resolve(QUEUE);
+        ReplicationNode startedLeader = ReplicationNode.start(nodeConfig(root, "replica-0", credential, queue));
+        ReplicationNode startedFollower = null;
+        try {
+            startedLeader.promote(1);
+            // A key holder creates the queue's descriptor (recording the key) with one local write: a remote writer
+            // cannot (the node holds no key to authenticate a descriptor).
+            EnterpriseQueue.Builder builder = EnterpriseQueue.builder(leaderQueueDir).encrypted(ring)
+                    .cipherMode(CipherMode.AES_128_CTR_POLY1305);
+            if (ackMode == AckMode.QUORUM) {
+                builder.quorumAcks(ACK_TIMEOUT);
+            }
+            startedFollower = ReplicationNode.start(nodeConfig(root, "replica-1", credential, queue));
+            startedFollower.follow("replica-0", 1);
+            try (EnterpriseQueue leaderQueue = builder.build(); QueueAppender appender = leaderQueue.createAppender()) {
+                appender.write(new byte[config.messageSize()]); // intended time 0: the consumer skips it
+            }
+            awaitDescriptor(followerQueueDir.resolve(QueueDescriptor.FILE_NAME));
+        } catch (RuntimeException e) {
+            if (startedFollower != null) {
+                startedFollower.close();
+            }
+            startedLeader.close();
+            throw e;
+        }
+        this.leader = startedLeader;
+        this.follower = startedFollower;
+    }
+
+    private static void awaitDescriptor(Path file) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.exists(file)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the follower did not receive the queue's descriptor in 30 s: " + file);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    private NodeConfig nodeConfig(Path root, String id, Path credential, NodeConfig.QueueSpec queue) {
+        return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
+                new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential);
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+
+    private static void writeOwnerOnly(Path file, byte[] content) throws IOException {
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.write(file, content);
+    }
+
+    @Override
+    public synchronized Producer producer() {
+        // built on the producer thread: the client is driven by the thread that writes
+        RemoteQueue remote = RemoteQueue.builder(peers.stream().map(p -> p.host() + ":" + p.clientPort()).toList())
+                .queue(QUEUE).clientCredential(clientCredential).keyRing(ring).ackTimeout(ACK_TIMEOUT).build();
+        QueueAppender appender = remote.createAppender();
+        byte[] message = new byte[config.messageSize()];
+        // the time in the order the library consumer's Bytes.readLong reads it (native)
+        java.nio.ByteBuffer time = java.nio.ByteBuffer.wrap(message).order(java.nio.ByteOrder.nativeOrder());
+        return new Producer() {
+            @Override public void send(long intendedNanos) {
+                time.putLong(0, intendedNanos);
+                appender.write(message);
+            }
+
+            @Override public void close() {
+                appender.close();
+                remote.close();
+            }
+        };
+    }
+
+    @Override
+    public synchronized Consumer consumer() {
+        followerQueue = EnterpriseQueue.builder(followerQueueDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
+        Consumer library = LibrarySubject.consumerOf(followerQueue, config);
+        return new Consumer() {
+            @Override public long poll() {
+                long intended = library.poll();
+                return intended == 0 ? NONE : intended; // 0: the local write that created the queue
+            }
+
+            @Override public void close() {
+                library.close();
+            }
+        };
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            if (followerQueue != null) {
+                followerQueue.close();
+            }
+        } finally {
+            try {
+                follower.close();
+            } finally {
+                leader.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package io.queueenterprise.replication.client;
+
+/** Why the gateway dropped a client frame without acting on it (counted; never answered). */
+public enum ClientDrop {
+    /** The header or body does not decode. */
+    MALFORMED,
+    /** A handshake frame whose MAC or proof does not verify under the client credential. */
+    UNAUTHENTICATED,
+    /** A session frame for a connection id the node has no session for (never opened, closed, or timed out). */
+    UNKNOWN_SESSION,
+    /** A session frame whose MAC does not verify under the session's key. */
+    BAD_MAC,
+    /** A session frame whose sequence is not above the last one taken on that connection. */
+    REPLAYED_FRAME,
+    /** Valid, but not what the node takes at that point (e.g. an APPEND before the proof). */
+    UNEXPECTED
+}

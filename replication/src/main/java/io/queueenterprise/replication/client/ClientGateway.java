@@ -1,0 +1,575 @@
+package io.queueenterprise.replication.client;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.FragmentAssembler;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.Header;
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.queue.StorageFullException;
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.NodeStatus;
+import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.remote.wire.ClientCredential;
+import io.queueenterprise.remote.wire.ClientFrame;
+import io.queueenterprise.remote.wire.ClientFrameMac;
+import io.queueenterprise.remote.wire.ClientFrameType;
+import io.queueenterprise.remote.wire.ClientRefusal;
+import io.queueenterprise.remote.wire.MalformedClientFrameException;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The node's door for remote clients: one Aeron subscription on the node's client port, one reply publication per
+ * client connection, all driven from the replication duty cycle (one call per cycle, same thread, so it reads the
+ * engine's role, term and stores without locks). Authenticates each connection (challenge-response under the client
+ * credential, then a MAC per frame under a per-connection key), and on the leader appends each client's sealed
+ * envelope as-is, exactly once per (writer epoch, writer sequence), answering when the queue's ack mode is met.
+ * Followers answer NOT_LEADER with the leader's client address. Nodes hold no data key: envelopes are only checked
+ * for shape (unbound, the queue's cipher mode, epoch and sequence as the frame says).
+ */
+public final class ClientGateway {
+    private static final System.Logger LOG = System.getLogger(ClientGateway.class.getName());
+    public static final int STREAM_ID = 0x5143; // "QC"
+    /** Client connections served at once; a CONNECT beyond is refused TOO_MANY_CLIENTS. */
+    public static final int MAX_SESSIONS = 256;
+    /** The largest envelope taken from a client (the client's publication term length bounds it too). */
+    public static final int MAX_ENVELOPE = 256 * 1024;
+    /** A connection that sent nothing for this long is closed (a client reconnects before it would be). */
+    static final long SESSION_IDLE_NANOS = 30_000_000_000L;
+    /** A reply that cannot be offered for this long (client gone) closes the connection. */
+    static final long REPLY_TIMEOUT_NANOS = 2_000_000_000L;
+    private static final int TAIL_BUDGET_PER_CYCLE = 1024;
+    private static final int TAIL_BUDGET_BEFORE_APPEND = 1 << 16;
+    /** Reply channels: small terms (replies are small frames). */
+    private static final String REPLY_CHANNEL_OPTIONS = "|term-length=128k";
+
+    private final NodeConfig config;
+    private final ClientCredential credential;
+    private final ClientFrameMac handshakeMac;
+    private final SecureRandom random = new SecureRandom();
+    private final AtomicLongArray drops = new AtomicLongArray(ClientDrop.values().length);
+    private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
+    private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
+    private final List<Session> pendingAcks = new ArrayList<>();
+    private final ClientFrame frame = new ClientFrame();
+    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(4096);
+    private byte[] envelope = new byte[4096];
+
+    private Aeron aeron;
+    private HostedQueues node;
+    private Subscription subscription;
+    private FragmentAssembler assembler;
+    private WriterSessions[] writers;
+    private long nowNanos;
+    private long lastSweepNanos;
+    private int refusalSessions;
+    private static final int MAX_REFUSAL_SESSIONS = 16;
+    private volatile long appended;
+
+    public ClientGateway(NodeConfig config, ClientCredential credential) {
+        this.config = config;
+        this.credential = credential;
+        this.handshakeMac = credential.handshakeMac();
+    }
+
+    /** Called once the engine's Aeron client is up (duty-cycle thread). */
+    public void start(Aeron aeron, HostedQueues node) {
+        this.aeron = aeron;
+        this.node = node;
+        NodeConfig.Peer self = config.self();
+        subscription = aeron.addSubscription("aeron:udp?endpoint=" + self.host() + ":" + self.clientPort(), STREAM_ID);
+        assembler = new FragmentAssembler(this::onFragment);
+        writers = new WriterSessions[node.queueCount()];
+        for (int q = 0; q < writers.length; q++) {
+            writers[q] = new WriterSessions();
+        }
+    }
+
+    /** One duty cycle's share: read client frames, release quorum acks, keep the writer sessions current. */
+    public int doWork(long now) {
+        nowNanos = now;
+        int work = subscription.poll(assembler, 64);
+        for (int q = 0; q < writers.length; q++) {
+            if (!writers[q].catchUp(node.store(q), TAIL_BUDGET_PER_CYCLE)) {
+                work++;
+            }
+        }
+        work += releaseAcks();
+        if (!sessions.isEmpty()) {
+            serviceSessions(now);
+        }
+        return work;
+    }
+
+    public void close() {
+        for (Session s : sessions.values()) {
+            s.publication.close();
+        }
+        sessions.clear();
+        pendingAcks.clear();
+        if (writers != null) {
+            for (WriterSessions w : writers) {
+                w.close();
+            }
+        }
+        if (subscription != null) {
+            subscription.close();
+        }
+    }
+
+    public long drops(ClientDrop reason) {
+        return drops.get(reason.ordinal());
+    }
+
+    public long refusals(ClientRefusal reason) {
+        return refusals.get(reason.ordinal());
+    }
+
+    /** Envelopes appended for clients since start. */
+    public long appended() {
+        return appended;
+    }
+
+    /** Connections open now (read from other threads: an estimate). */
+    public int sessionCount() {
+        return sessions.size();
+    }
+
+    private void drop(ClientDrop reason) {
+        drops.lazySet(reason.ordinal(), drops.get(reason.ordinal()) + 1); // one writer thread
+    }
+
+    // ------------------------------------------------------------------------------------------------ receive
+
+    private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+        try {
+            frame.wrap(buffer, offset, length);
+        } catch (MalformedClientFrameException e) {
+            drop(ClientDrop.MALFORMED);
+            return;
+        }
+        long connection = frame.connection();
+        if (frame.type() == ClientFrameType.CONNECT) {
+            onConnect(connection);
+            return;
+        }
+        Session s = sessions.get(connection);
+        if (s == null) {
+            drop(ClientDrop.UNKNOWN_SESSION);
+            return;
+        }
+        if (frame.type() == ClientFrameType.PROOF) {
+            onProof(s);
+            return;
+        }
+        if (s.mac == null) {
+            drop(ClientDrop.UNEXPECTED); // a session frame before the proof
+            return;
+        }
+        if (!s.mac.verify(frame)) {
+            drop(ClientDrop.BAD_MAC);
+            return;
+        }
+        if (frame.sequence() <= s.rxSequence) {
+            drop(ClientDrop.REPLAYED_FRAME);
+            return;
+        }
+        s.rxSequence = frame.sequence();
+        s.lastHeardNanos = nowNanos;
+        if (frame.type() == ClientFrameType.APPEND) {
+            onAppend(s);
+        } else {
+            drop(ClientDrop.UNEXPECTED);
+        }
+    }
+
+    private void onConnect(long connection) {
+        if (!handshakeMac.verify(frame)) {
+            drop(ClientDrop.UNAUTHENTICATED);
+            refuseUnauthenticated(connection);
+            return;
+        }
+        Session existing = sessions.remove(connection);
+        if (existing != null) {
+            if (existing.refusalOnly) {
+                refusalSessions--;
+            }
+            existing.close();
+        }
+        String queueName = frame.queueName();
+        String host = frame.host();
+        int port = frame.port();
+        byte[] clientNonce = new byte[ClientFrame.NONCE_LENGTH];
+        frame.bytesAt(0, clientNonce, ClientFrame.NONCE_LENGTH);
+        if (sessions.size() >= MAX_SESSIONS) {
+            if (sessions.size() >= MAX_SESSIONS + MAX_REFUSAL_SESSIONS) {
+                return; // bounded: beyond this even the refusal is not sent
+            }
+            Session s = open(connection, host, port, queueName, clientNonce);
+            if (s != null) {
+                refuse(s, handshakeMac, ClientRefusal.TOO_MANY_CLIENTS, 0, 0, "node " + config.nodeId() + " serves "
+                        + MAX_SESSIONS + " client connections already");
+                s.closeAfterReplies = true;
+            }
+            return;
+        }
+        Session s = open(connection, host, port, queueName, clientNonce);
+        if (s == null) {
+            return;
+        }
+        random.nextBytes(s.nodeNonce);
+        byte[] proof = credential.proof("node", connection, queueName, clientNonce, s.nodeNonce);
+        int length = ClientFrame.encodeChallenge(tx, connection, ++s.txSequence, clientNonce, s.nodeNonce, proof);
+        handshakeMac.sign(tx, 0, length);
+        s.send(tx, length, nowNanos);
+    }
+
+    /**
+     * Tells a client without the credential why it gets nothing, so it can report it. Bounded: at most
+     * {@link #MAX_REFUSAL_SESSIONS} such answers in flight, never replacing a session, one frame each; and an Aeron
+     * publication sends data only to a receiver that answered its setup, so this cannot be aimed at a bystander.
+     */
+    private void refuseUnauthenticated(long connection) {
+        if (refusalSessions >= MAX_REFUSAL_SESSIONS || sessions.containsKey(connection) || sessions.size() >= MAX_SESSIONS) {
+            return;
+        }
+        Session s = open(connection, frame.host(), frame.port(), "", new byte[0]);
+        if (s != null) {
+            refusalSessions++;
+            s.refusalOnly = true;
+            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
+                    "the CONNECT does not verify under this cluster's client credential");
+            s.closeAfterReplies = true;
+        }
+    }
+
+    private Session open(long connection, String host, int port, String queueName, byte[] clientNonce) {
+        ExclusivePublication publication;
+        try {
+            publication = aeron.addExclusivePublication("aeron:udp?endpoint=" + host + ":" + port + REPLY_CHANNEL_OPTIONS, STREAM_ID);
+        } catch (RuntimeException e) {
+            drop(ClientDrop.MALFORMED); // an address Aeron cannot use
+            return null;
+        }
+        Session s = new Session(connection, publication, queueName, clientNonce, nowNanos);
+        sessions.put(connection, s);
+        return s;
+    }
+
+    private void onProof(Session s) {
+        if (s.mac != null || s.refusalOnly || !handshakeMac.verify(frame)) {
+            drop(ClientDrop.UNAUTHENTICATED);
+            return;
+        }
+        byte[] proof = new byte[ClientFrame.PROOF_LENGTH];
+        frame.bytesAt(0, proof, ClientFrame.PROOF_LENGTH);
+        byte[] expected = credential.proof("client", s.connection, s.queueName, s.clientNonce, s.nodeNonce);
+        if (!ClientCredential.proofEquals(proof, expected)) {
+            drop(ClientDrop.UNAUTHENTICATED);
+            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
+                    "the client's proof does not verify: it does not hold this cluster's client credential");
+            s.closeAfterReplies = true;
+            return;
+        }
+        s.mac = credential.sessionMac(s.connection, s.clientNonce, s.nodeNonce);
+        s.rxSequence = frame.sequence();
+        s.lastHeardNanos = nowNanos;
+        int q = queuePosition(s.queueName);
+        if (q < 0) {
+            refuse(s, s.mac, ClientRefusal.UNKNOWN_QUEUE, 0, 0, "node " + config.nodeId() + " hosts no queue '" + s.queueName + "'");
+            return;
+        }
+        NodeConfig.QueueSpec spec = node.spec(q);
+        if (spec.encryption() == NodeConfig.Encryption.NONE) {
+            refuse(s, s.mac, ClientRefusal.PLAIN_QUEUE, 0, 0, "queue '" + s.queueName + "' is plain; remote clients append"
+                    + " only sealed envelopes (nodes hold no data keys)");
+            return;
+        }
+        byte[] descriptor = node.store(q).descriptorBytes();
+        if (descriptor == null || descriptor.length > ClientFrame.MAX_DESCRIPTOR) {
+            refuse(s, s.mac, ClientRefusal.NO_DESCRIPTOR, 0, 0, "queue '" + s.queueName + "' has no descriptor on node "
+                    + config.nodeId() + " yet: a key holder (a local writer, or qe) creates it");
+            return;
+        }
+        s.queue = q;
+        boolean leads = node.role() == NodeStatus.Role.LEADER;
+        NodeConfig.Peer leader = leaderPeer();
+        int length = ClientFrame.encodeConnected(tx, s.connection, ++s.txSequence, node.term(), leads, ackModeCode(spec.ackMode()),
+                q, MAX_ENVELOPE, leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), descriptor);
+        s.mac.sign(tx, 0, length);
+        s.send(tx, length, nowNanos);
+    }
+
+    // ------------------------------------------------------------------------------------------------ append
+
+    private void onAppend(Session s) {
+        long epoch = frame.appendEpoch();
+        int sequence = frame.appendSequence();
+        if (s.queue < 0 || frame.appendQueue() != s.queue) {
+            drop(ClientDrop.UNEXPECTED);
+            return;
+        }
+        int q = s.queue;
+        if (node.role() != NodeStatus.Role.LEADER) {
+            NodeConfig.Peer leader = leaderPeer();
+            if (leader == null) {
+                refuse(s, s.mac, ClientRefusal.NO_LEADER, epoch, sequence, "node " + config.nodeId() + " is "
+                        + node.role() + " and knows no leader");
+            } else {
+                refuse(s, s.mac, ClientRefusal.NOT_LEADER, epoch, sequence, "node " + config.nodeId() + " follows "
+                        + leader.id());
+            }
+            return;
+        }
+        if (frame.appendTerm() > node.term()) {
+            refuse(s, s.mac, ClientRefusal.STALE_TERM, epoch, sequence, "node " + config.nodeId() + " leads term "
+                    + node.term() + " but the client has seen term " + frame.appendTerm());
+            return;
+        }
+        int length = frame.envelopeLength();
+        if (length > MAX_ENVELOPE) {
+            refuse(s, s.mac, ClientRefusal.TOO_LARGE, epoch, sequence, "envelope of " + length + " bytes; a node takes up to "
+                    + MAX_ENVELOPE + " from a client");
+            return;
+        }
+        if (envelope.length < length) {
+            envelope = new byte[Math.max(length, envelope.length * 2)];
+        }
+        frame.buffer().getBytes(frame.envelopeOffset(), envelope, 0, length);
+        String shape = envelopeProblem(node.spec(q), envelope, length, epoch, sequence);
+        if (shape != null) {
+            refuse(s, s.mac, ClientRefusal.MALFORMED_ENVELOPE, epoch, sequence, shape);
+            return;
+        }
+        WriterSessions w = writers[q];
+        if (!w.catchUp(node.store(q), TAIL_BUDGET_BEFORE_APPEND)) {
+            refuse(s, s.mac, ClientRefusal.NOT_READY, epoch, sequence, "node " + config.nodeId()
+                    + " is still reading its queue to rebuild the writer sessions");
+            return;
+        }
+        long last = w.lastSequence(epoch);
+        long unsigned = sequence & 0xFFFF_FFFFL;
+        if (last >= 0 && unsigned == last) {
+            answer(s, epoch, sequence, w.lastIndex(epoch)); // a retry: the original index, nothing appended
+            return;
+        }
+        if (last >= 0 && unsigned < last) {
+            refuse(s, s.mac, ClientRefusal.REPLAYED, epoch, sequence, "writer sequence " + unsigned
+                    + " is below the last one this writer appended (" + last + ")");
+            return;
+        }
+        long index;
+        try {
+            index = node.store(q).append(envelope, 0, length);
+        } catch (StorageFullException e) {
+            refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "remote append to " + node.spec(q).name() + " failed", e);
+            refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, "append failed on node " + config.nodeId() + ": " + e);
+            return;
+        }
+        w.record(epoch, sequence, index);
+        appended++;
+        answer(s, epoch, sequence, index);
+    }
+
+    /** Null when the bytes are an unbound envelope of the queue's mode carrying {@code epoch} and {@code sequence}. */
+    static String envelopeProblem(NodeConfig.QueueSpec spec, byte[] env, int length, long epoch, int sequence) {
+        CipherMode mode = spec.encryption() == NodeConfig.Encryption.AES_128_CTR ? CipherMode.AES_128_CTR : CipherMode.AES_128_CTR_POLY1305;
+        if (length < Envelope.overhead(mode)) {
+            return "envelope of " + length + " bytes is shorter than the " + mode + " overhead";
+        }
+        if (Envelope.version(env, 0) != Envelope.VERSION) {
+            return "envelope version " + Envelope.version(env, 0) + " (expected " + Envelope.VERSION + ")";
+        }
+        if (Envelope.modeByte(env, 0) != mode.wireCode()) {
+            return "envelope mode byte 0x" + Integer.toHexString(Envelope.modeByte(env, 0)) + ": queue '" + spec.name()
+                    + "' is " + mode + ", and a remote envelope is never index bound";
+        }
+        if (Envelope.epoch(env, 0) != epoch || Envelope.sequence(env, 0) != sequence) {
+            return "the envelope's writer epoch/sequence differ from the frame's";
+        }
+        return null;
+    }
+
+    private void answer(Session s, long epoch, int sequence, long index) {
+        int q = s.queue;
+        boolean quorum = node.spec(q).ackMode() == AckMode.QUORUM;
+        if (!quorum || node.quorumIndex(q) >= index) {
+            sendAck(s, ClientFrameType.APPEND_ACK, epoch, sequence, index);
+            return;
+        }
+        sendAck(s, ClientFrameType.APPEND_PENDING, epoch, sequence, index);
+        if (s.pendingIndex < 0) {
+            pendingAcks.add(s);
+        }
+        s.pendingIndex = index;
+        s.pendingEpoch = epoch;
+        s.pendingSequence = sequence;
+    }
+
+    /** Quorum mode: acks whose index a majority now holds. A pending ack is never refused: it may still be durable. */
+    private int releaseAcks() {
+        int n = 0;
+        for (int i = pendingAcks.size() - 1; i >= 0; i--) {
+            Session s = pendingAcks.get(i);
+            if (s.closed) {
+                pendingAcks.remove(i);
+            } else if (node.role() == NodeStatus.Role.LEADER && node.quorumIndex(s.queue) >= s.pendingIndex) {
+                sendAck(s, ClientFrameType.APPEND_ACK, s.pendingEpoch, s.pendingSequence, s.pendingIndex);
+                s.pendingIndex = -1;
+                pendingAcks.remove(i);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void sendAck(Session s, ClientFrameType type, long epoch, int sequence, long index) {
+        int length = ClientFrame.encodeAck(tx, type, s.connection, ++s.txSequence, epoch, sequence, index, node.term());
+        s.mac.sign(tx, 0, length);
+        s.send(tx, length, nowNanos);
+    }
+
+    private void refuse(Session s, ClientFrameMac mac, ClientRefusal reason, long epoch, int sequence, String message) {
+        refusals.lazySet(reason.ordinal(), refusals.get(reason.ordinal()) + 1);
+        NodeConfig.Peer leader = leaderPeer();
+        int length = ClientFrame.encodeRefused(tx, s.connection, ++s.txSequence, reason, epoch, sequence, node.term(),
+                leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), message);
+        mac.sign(tx, 0, length);
+        s.send(tx, length, nowNanos);
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private NodeConfig.Peer leaderPeer() {
+        int position = node.leaderPosition();
+        if (position < 0) {
+            return null;
+        }
+        NodeConfig.Peer p = config.peers().get(position);
+        return p.clientPort() == 0 ? null : p;
+    }
+
+    private int queuePosition(String name) {
+        for (int q = 0; q < node.queueCount(); q++) {
+            if (node.spec(q).name().equals(name)) {
+                return q;
+            }
+        }
+        return -1;
+    }
+
+    private static int ackModeCode(AckMode mode) {
+        return switch (mode) {
+            case ASYNC -> 0;
+            case REPLICATED_READS -> 1;
+            case QUORUM -> 2;
+        };
+    }
+
+    /** Offers queued replies; closes failed, finished and (every 100 ms) idle connections. */
+    private void serviceSessions(long now) {
+        boolean sweep = now - lastSweepNanos > 100_000_000L;
+        if (sweep) {
+            lastSweepNanos = now;
+        }
+        Iterator<Session> it = sessions.values().iterator();
+        while (it.hasNext()) {
+            Session s = it.next();
+            if (!s.outbox.isEmpty()) {
+                s.flush(now);
+            }
+            boolean done = s.closeAfterReplies && s.outbox.isEmpty();
+            if (done || s.failed || sweep && now - s.lastHeardNanos > SESSION_IDLE_NANOS) {
+                if (s.refusalOnly) {
+                    refusalSessions--;
+                }
+                s.close();
+                it.remove();
+            }
+        }
+    }
+
+    /** One client connection: its reply publication, keys, sequences and the ack it waits for. */
+    private static final class Session {
+        final long connection;
+        final ExclusivePublication publication;
+        final String queueName;
+        final byte[] clientNonce;
+        final byte[] nodeNonce = new byte[ClientFrame.NONCE_LENGTH];
+        /** Frames not yet offered (the reply channel connects after the first CONNECT; back-pressure). */
+        final java.util.ArrayDeque<byte[]> outbox = new java.util.ArrayDeque<>();
+        ClientFrameMac mac;
+        int queue = -1;
+        long rxSequence;
+        long txSequence;
+        long lastHeardNanos;
+        long outboxSinceNanos;
+        long pendingIndex = -1;
+        long pendingEpoch;
+        int pendingSequence;
+        boolean closeAfterReplies;
+        boolean failed;
+        boolean closed;
+        /** Opened only to refuse an unauthenticated CONNECT. */
+        boolean refusalOnly;
+
+        Session(long connection, ExclusivePublication publication, String queueName, byte[] clientNonce, long now) {
+            this.connection = connection;
+            this.publication = publication;
+            this.queueName = queueName;
+            this.clientNonce = clientNonce;
+            this.lastHeardNanos = now;
+        }
+
+        void send(ExpandableArrayBuffer buffer, int length, long now) {
+            if (outbox.isEmpty()) {
+                long result = publication.offer(buffer, 0, length);
+                if (result > 0) {
+                    return;
+                }
+                if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED) {
+                    failed = true;
+                    return;
+                }
+                outboxSinceNanos = now;
+            }
+            byte[] copy = new byte[length];
+            buffer.getBytes(0, copy);
+            outbox.add(copy);
+        }
+
+        void flush(long now) {
+            while (!outbox.isEmpty()) {
+                byte[] next = outbox.peek();
+                long result = publication.offer(new org.agrona.concurrent.UnsafeBuffer(next), 0, next.length);
+                if (result > 0) {
+                    outbox.poll();
+                    outboxSinceNanos = now;
+                } else if (result == Publication.CLOSED || now - outboxSinceNanos > REPLY_TIMEOUT_NANOS) {
+                    failed = true;
+                    return;
+                } else {
+                    return;
+                }
+            }
+        }
+
+        void close() {
+            closed = true;
+            publication.close();
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.queueenterprise.replication;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.FragmentAssembler;
+import io.aeron.Subscription;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.queueenterprise.remote.wire.ClientCredential;
+import io.queueenterprise.remote.wire.ClientFrame;
+import io.queueenterprise.remote.wire.ClientFrameMac;
+import io.queueenterprise.remote.wire.ClientFrameType;
+import io.queueenterprise.remote.wire.MalformedClientFrameException;
+import io.queueenterprise.replication.client.ClientGateway;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+
+/**
+ * A hand-driven client for attack tests: its own media driver, frames built byte by byte, so a test can replay,
+ * forge and reorder what the real client never would. Loopback only.
+ */
+final class RawClient implements AutoCloseable {
+    final long connection = new SecureRandom().nextLong();
+    final ExpandableArrayBuffer out = new ExpandableArrayBuffer(4096);
+    final ClientCredential credential;
+    final ClientFrameMac handshakeMac;
+    ClientFrameMac sessionMac;
+    long txSequence;
+    private final Path dir;
+    private final MediaDriver driver;
+    private final Aeron aeron;
+    private final ExclusivePublication publication;
+    private final Subscription replies;
+    private final int replyPort;
+    private final ArrayDeque<byte[]> received = new ArrayDeque<>();
+    private final FragmentAssembler assembler = new FragmentAssembler((buffer, offset, length, header) -> {
+        byte[] copy = new byte[length];
+        buffer.getBytes(offset, copy);
+        received.add(copy);
+    });
+
+    RawClient(int nodeClientPort, Path credentialFile) throws Exception {
+        credential = ClientCredential.load(credentialFile);
+        handshakeMac = credential.handshakeMac();
+        dir = Files.createTempDirectory(Path.of("/dev/shm"), "qe-rawclient-");
+        driver = MediaDriver.launch(new MediaDriver.Context().aeronDirectoryName(dir.toString())
+                .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new SleepingMillisIdleStrategy(1))
+                .dirDeleteOnStart(true).dirDeleteOnShutdown(true).termBufferSparseFile(true)
+                .publicationTermBufferLength(1 << 20));
+        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(dir.toString()));
+        replyPort = LoopbackPorts.freeUdpPort();
+        replies = aeron.addSubscription("aeron:udp?endpoint=127.0.0.1:" + replyPort, ClientGateway.STREAM_ID);
+        publication = aeron.addExclusivePublication("aeron:udp?endpoint=127.0.0.1:" + nodeClientPort, ClientGateway.STREAM_ID);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!publication.isConnected() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        if (!publication.isConnected()) {
+            throw new IllegalStateException("the node's client endpoint did not connect");
+        }
+    }
+
+    /** Runs the handshake for {@code queue}; returns the CONNECTED frame's bytes. */
+    byte[] connect(String queue) throws Exception {
+        byte[] clientNonce = new byte[ClientFrame.NONCE_LENGTH];
+        new SecureRandom().nextBytes(clientNonce);
+        int length = ClientFrame.encodeConnect(out, connection, clientNonce, queue, "127.0.0.1", replyPort);
+        handshakeMac.sign(out, 0, length);
+        txSequence = 1;
+        send(length);
+        ClientFrame challenge = expect(ClientFrameType.CHALLENGE);
+        byte[] nodeNonce = new byte[ClientFrame.NONCE_LENGTH];
+        challenge.bytesAt(ClientFrame.NONCE_LENGTH, nodeNonce, ClientFrame.NONCE_LENGTH);
+        byte[] proof = credential.proof("client", connection, queue, clientNonce, nodeNonce);
+        length = ClientFrame.encodeProof(out, connection, ++txSequence, proof);
+        handshakeMac.sign(out, 0, length);
+        send(length);
+        sessionMac = credential.sessionMac(connection, clientNonce, nodeNonce);
+        ClientFrame connected = expect(ClientFrameType.CONNECTED);
+        byte[] copy = new byte[connected.length()];
+        connected.buffer().getBytes(connected.offset(), copy);
+        return copy;
+    }
+
+    /** Builds an APPEND of {@code envelope} at a chosen frame sequence, signed with the session key; returns its bytes. */
+    byte[] append(long frameSequence, int queue, long epoch, int writerSequence, byte[] envelope) {
+        out.putBytes(ClientFrame.APPEND_ENVELOPE, envelope);
+        int length = ClientFrame.encodeAppendAround(out, connection, frameSequence, queue, 0, epoch, writerSequence, envelope.length);
+        sessionMac.sign(out, 0, length);
+        byte[] frame = new byte[length];
+        out.getBytes(0, frame);
+        return frame;
+    }
+
+    void send(int length) throws InterruptedException {
+        byte[] frame = new byte[length];
+        out.getBytes(0, frame);
+        send(frame);
+    }
+
+    void send(byte[] frame) throws InterruptedException {
+        UnsafeBuffer buffer = new UnsafeBuffer(frame);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (publication.offer(buffer, 0, frame.length) < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("could not send");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** The next frame from the node within 5 s, which must be of {@code type}. */
+    ClientFrame expect(ClientFrameType type) throws Exception {
+        ClientFrame f = next(5_000);
+        if (f == null || f.type() != type) {
+            throw new AssertionError("expected " + type + ", got " + (f == null ? "nothing" : f.type()
+                    + (f.type() == ClientFrameType.REFUSED ? " " + f.refusal() + ": " + f.message() : "")));
+        }
+        return f;
+    }
+
+    /** The next frame within {@code millis}, or null. */
+    ClientFrame next(long millis) throws Exception {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (received.isEmpty() && System.nanoTime() < deadline) {
+            if (replies.poll(assembler, 10) == 0) {
+                Thread.sleep(1);
+            }
+        }
+        byte[] bytes = received.poll();
+        if (bytes == null) {
+            return null;
+        }
+        try {
+            return new ClientFrame().wrap(new UnsafeBuffer(bytes), 0, bytes.length);
+        } catch (MalformedClientFrameException e) {
+            throw new AssertionError("the node sent a malformed frame: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        aeron.close();
+        driver.close();
+        credential.close();
+    }
+}
