@@ -245,6 +245,14 @@ public final class ReplicationNode implements NodeControl {
         return agent.ackLatencySinceLastCall(queue);
     }
 
+    /**
+     * Bytes of an excerpt too large for one DATA batch that this follower has received in pieces and not yet
+     * stored (0 when none): a replica stores such an excerpt only whole. For diagnostics and tests.
+     */
+    public long bytesAssembling(String queue) {
+        return call(a -> a.bytesAssembling(queue));
+    }
+
     @Override
     public void close() {
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed

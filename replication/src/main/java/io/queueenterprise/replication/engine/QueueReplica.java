@@ -28,6 +28,14 @@ final class QueueReplica {
     byte[] sentDescriptor;
     /** Leader: its own tail, which finds what the library appended (for quorum with one replica, lag, ack latency). */
     ReplicaStore.RawTailer selfTail;
+    /**
+     * Follower: the excerpt being assembled from EXCERPT_PART pieces (index -1: none), its length and the bytes
+     * received so far. The array grows to the largest excerpt seen, bounded by the store's maximum excerpt length.
+     */
+    long partIndex = -1;
+    int partTotal;
+    int partReceived;
+    byte[] partBytes = new byte[0];
     /** Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. */
     final Recorder ackLatency = new Recorder(3);
 
@@ -74,6 +82,23 @@ final class QueueReplica {
             }
         }
         return 0;
+    }
+
+    /** Starts assembling excerpt {@code index} of {@code total} bytes (the caller checked the bound). */
+    void startPart(long index, int total) {
+        if (partBytes.length < total) {
+            partBytes = new byte[total];
+        }
+        partIndex = index;
+        partTotal = total;
+        partReceived = 0;
+    }
+
+    /** Forgets a partly assembled excerpt: its leader starts it over from its first piece. */
+    void dropPart() {
+        partIndex = -1;
+        partTotal = 0;
+        partReceived = 0;
     }
 
     void forgetSeen() {

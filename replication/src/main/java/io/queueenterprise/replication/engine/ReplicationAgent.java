@@ -20,6 +20,7 @@ import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;
 import io.queueenterprise.replication.wire.DescriptorBody;
+import io.queueenterprise.replication.wire.ExcerptPartBody;
 import io.queueenterprise.replication.wire.Frame;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;
@@ -98,6 +99,7 @@ public final class ReplicationAgent implements Agent {
     private final HelloBody hello = new HelloBody();
     private final DescriptorBody descriptor = new DescriptorBody();
     private final DataBody data = new DataBody();
+    private final ExcerptPartBody part = new ExcerptPartBody();
     private final AckBody ack = new AckBody();
     private final HeartbeatBody heartbeat = new HeartbeatBody();
     private final RefusalBody refusal = new RefusalBody();
@@ -509,6 +511,16 @@ public final class ReplicationAgent implements Agent {
         throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
     }
 
+    /** Follower: bytes of a large excerpt received in pieces and not yet stored (0: none). Duty-cycle thread. */
+    public long bytesAssembling(String queue) {
+        for (QueueReplica q : queues) {
+            if (q.spec.name().equals(queue)) {
+                return q.partReceived;
+            }
+        }
+        throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
+    }
+
     // ------------------------------------------------------------------------------------------------ leader
 
     private int leaderWork(long now) {
@@ -622,7 +634,10 @@ public final class ReplicationAgent implements Agent {
 
     private void buildBatch(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
         ReplicaStore.RawTailer tailer = f.tailer;
-        int maxMessage = p.publication.maxMessageLength();
+        if (f.partTotal > 0) {
+            buildPart(p, q, f);
+            return;
+        }
         encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0) // sequence and MAC: see ship()
                 .u16(q.position).u16(0);
         int countAt = encoder.position();
@@ -635,17 +650,20 @@ public final class ReplicationAgent implements Agent {
                 break;
             }
             int needed = 12 + length;
+            if (needed > MAX_BATCH_BYTES) {
+                if (count > 0) {
+                    tailer.unread(); // the batch goes first; the large excerpt follows in pieces
+                    break;
+                }
+                f.partIndex = tailer.index();
+                f.partTotal = length;
+                f.partSent = 0;
+                f.sentIndex = tailer.index();
+                buildPart(p, q, f);
+                return;
+            }
             if (count > 0 && bytes + needed > MAX_BATCH_BYTES) {
                 tailer.unread();
-                break;
-            }
-            if (Frame.HEADER_LENGTH + 16 + needed + Frame.MAC_LENGTH > maxMessage) {
-                tailer.unread();
-                q.state = QueueStatus.State.CORRUPTED;
-                q.stateDetail = "excerpt 0x" + Long.toHexString(tailer.index()) + " of " + length
-                        + " bytes exceeds the replication message limit " + maxMessage + "; replication of this queue stopped";
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
-                f.streaming = false;
                 break;
             }
             encoder.i64(tailer.index()).i32(length).bytes(tailer.bytes(), 0, length);
@@ -662,6 +680,28 @@ public final class ReplicationAgent implements Agent {
         f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
         f.pendingSequence = 0;
         q.bytesReplicated += bytes;
+    }
+
+    /**
+     * The next EXCERPT_PART of the large excerpt in the tailer's array: pieces of up to {@link #MAX_BATCH_BYTES},
+     * in order, one per frame, so a frame stays far below Aeron's message limit (1 MiB with 8 MiB terms) and a large
+     * excerpt shares the publication with other queues' batches instead of holding it for 16 MiB.
+     */
+    private void buildPart(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
+        int piece = Math.min(MAX_BATCH_BYTES, f.partTotal - f.partSent);
+        encoder.begin(f.pending, 0, FrameType.EXCERPT_PART, self, term, p.sessionId, 0) // sequence and MAC: see ship()
+                .u16(q.position).u16(0).i64(q.quorumIndex).i64(f.partIndex).i32(f.partTotal).i32(f.partSent)
+                .bytes(f.tailer.bytes(), f.partSent, piece);
+        f.pendingLength = encoder.finish();
+        f.pendingSequence = 0;
+        f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
+        q.bytesReplicated += piece;
+        f.partSent += piece;
+        if (f.partSent == f.partTotal) {
+            f.partTotal = 0; // the last piece: the tailer may read on
+            f.partSent = 0;
+            f.partIndex = -1;
+        }
     }
 
     /** The highest index a majority holds (the leader counts as holding all it has): published for the library. */
@@ -897,35 +937,113 @@ public final class ReplicationAgent implements Agent {
         if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
             return;
         }
+        q.dropPart(); // a leader sends a batch only after the last piece of a large excerpt, or after starting over
         byte[] array = rx.byteArray();
         while (data.next()) {
             long index = data.index();
             if (index <= q.lastIndex) {
                 continue; // already held (a batch resent after a reconnect)
             }
-            if (!ReplicaStore.isNext(q.store.rollCycle(), q.lastIndex, index)) {
-                // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
-                LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": excerpt 0x" + Long.toHexString(index)
-                        + " does not follow 0x" + Long.toHexString(q.lastIndex) + "; resynchronising");
-                q.synced = false;
-                q.state = QueueStatus.State.CATCHING_UP;
-                sendHello(p);
+            if (!follows(p, q, index) || !store(p, q, index, array, data.excerptOffset(), data.excerptLength())) {
                 break;
             }
-            try {
-                q.store.writeAt(index, array, data.excerptOffset(), data.excerptLength());
-            } catch (RuntimeException | Error e) {
-                boolean full = isDiskFull(e);
-                q.state = full ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
-                q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
+        }
+        afterStored(p, q, data.quorumIndex());
+    }
+
+    /**
+     * A piece of an excerpt too large for a batch: assembled in the queue's part buffer (bounded by the store's
+     * maximum excerpt length) and written at its index only when whole, so a replica never holds part of an
+     * excerpt. Pieces come in order on one session; a piece that does not continue the assembly (a lost session
+     * mid-excerpt) drops it and resynchronises through HELLO, and the leader sends the excerpt again from its start.
+     */
+    private void onExcerptPart(PeerLink p) {
+        int position = part.queue();
+        if (position >= queues.length || !queues[position].synced) {
+            drops.increment(DropReason.UNEXPECTED);
+            return;
+        }
+        QueueReplica q = queues[position];
+        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
+            return;
+        }
+        long index = part.index();
+        if (index <= q.lastIndex) {
+            if (part.isLast()) {
+                sendAck(p, q); // already held (resent after a reconnect): say so once
+            }
+            return;
+        }
+        if (part.partOffset() == 0) {
+            if (!follows(p, q, index)) {
+                return;
+            }
+            long max = q.store.maxExcerptLength();
+            if (part.totalLength() > max) {
+                q.state = QueueStatus.State.CORRUPTED;
+                q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + " of " + part.totalLength()
+                        + " bytes: this replica stores excerpts of at most " + max + " bytes (a quarter of its block size)";
                 LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
                 refuse(p, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
-                break;
+                return;
             }
-            q.lastIndex = index;
-            q.bytesReplicated += data.excerptLength();
+            q.startPart(index, part.totalLength());
+        } else if (q.partIndex != index || q.partTotal != part.totalLength() || q.partReceived != part.partOffset()) {
+            LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": piece at " + part.partOffset() + " of excerpt 0x"
+                    + Long.toHexString(index) + " does not continue what was assembled (" + q.partReceived
+                    + " bytes of 0x" + Long.toHexString(q.partIndex) + "); resynchronising");
+            q.dropPart();
+            q.synced = false;
+            q.state = QueueStatus.State.CATCHING_UP;
+            sendHello(p);
+            return;
         }
-        long quorum = Math.min(data.quorumIndex(), q.lastIndex);
+        part.buffer().getBytes(part.bytesOffset(), q.partBytes, part.partOffset(), part.bytesLength());
+        q.partReceived += part.bytesLength();
+        if (!part.isLast()) {
+            return;
+        }
+        int total = q.partTotal;
+        q.dropPart();
+        store(p, q, index, q.partBytes, 0, total);
+        afterStored(p, q, part.quorumIndex());
+    }
+
+    /** Whether {@code index} is the next excerpt here; if not, resynchronises through HELLO and says false. */
+    private boolean follows(PeerLink p, QueueReplica q, long index) {
+        if (ReplicaStore.isNext(q.store.rollCycle(), q.lastIndex, index)) {
+            return true;
+        }
+        // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
+        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": excerpt 0x" + Long.toHexString(index)
+                + " does not follow 0x" + Long.toHexString(q.lastIndex) + "; resynchronising");
+        q.dropPart();
+        q.synced = false;
+        q.state = QueueStatus.State.CATCHING_UP;
+        sendHello(p);
+        return false;
+    }
+
+    /** Writes the next excerpt at {@code index}; on failure sets DISK_FULL or CORRUPTED, refuses, and says false. */
+    private boolean store(PeerLink p, QueueReplica q, long index, byte[] array, int offset, int length) {
+        try {
+            q.store.writeAt(index, array, offset, length);
+        } catch (RuntimeException | Error e) {
+            boolean full = isDiskFull(e);
+            q.state = full ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
+            q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
+            LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
+            refuse(p, RefusalReason.CANNOT_STORE, q.position, q.lastIndex, q.stateDetail);
+            return false;
+        }
+        q.lastIndex = index;
+        q.bytesReplicated += length;
+        return true;
+    }
+
+    /** After a frame's excerpts were stored: the leader's quorum index as far as held here, LIVE when caught up, ack. */
+    private void afterStored(PeerLink p, QueueReplica q, long leaderQuorumIndex) {
+        long quorum = Math.min(leaderQuorumIndex, q.lastIndex);
         if (quorum > q.quorumIndex) {
             q.quorumIndex = quorum;
             q.store.publishQuorumIndex(quorum);
@@ -1120,6 +1238,7 @@ public final class ReplicationAgent implements Agent {
                 establish(p, self, p.position, now);
                 for (QueueReplica q : queues) {
                     q.synced = false;
+                    q.dropPart(); // a new session starts any large excerpt over
                 }
                 sendHello(p);
             }
@@ -1165,6 +1284,15 @@ public final class ReplicationAgent implements Agent {
                     return;
                 }
                 onData(p);
+            }
+            case EXCERPT_PART -> {
+                part.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                onExcerptPart(p);
             }
             case ACK -> {
                 ack.wrap(frame);
