@@ -2,6 +2,7 @@ package io.queueenterprise.replication;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
+import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.queue.QueueConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,7 +71,9 @@ class ReplicationTest {
             try (EnterpriseQueue leaderQueue = EnterpriseQueue.builder(cluster.queueDirectory(0, "orders")).build();
                  QueueAppender appender = leaderQueue.createAppender()) {
                 appender.write(new byte[]{1});
-                assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == leaderQueue.lastIndex()));
+                // the descriptor the library wrote on first open follows the excerpt within the leader's 100 ms check
+                assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == leaderQueue.lastIndex()
+                        && java.nio.file.Files.exists(cluster.queueDirectory(1, "orders").resolve(QueueDescriptor.FILE_NAME))));
             }
             try (EnterpriseQueue followerQueue = EnterpriseQueue.builder(cluster.queueDirectory(1, "orders")).build()) {
                 QueueConfigurationException refused = assertThrows(QueueConfigurationException.class, followerQueue::createAppender);

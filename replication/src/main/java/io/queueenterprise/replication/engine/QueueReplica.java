@@ -24,6 +24,8 @@ final class QueueReplica {
     long leaderLastIndex = -1;
     /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
     boolean synced;
+    /** Leader: notices, without reading it, that the descriptor file may have changed. */
+    DescriptorWatch descriptorWatch;
     /** Leader: the descriptor bytes last sent to followers, to notice a change. */
     byte[] sentDescriptor;
     /** Leader: its own tail, which finds what the library appended (for quorum with one replica, lag, ack latency). */

@@ -222,6 +222,7 @@ public final class ReplicationAgent implements Agent {
         queue.store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
         queue.store.recordAckMode(ackModeMark(spec.ackMode()));
         queue.history = TermHistory.load(dir);
+        queue.descriptorWatch = new DescriptorWatch(dir);
         queue.lastIndex = queue.store.lastIndex();
         return queue;
     }
@@ -529,10 +530,11 @@ public final class ReplicationAgent implements Agent {
         if (checkDescriptors) {
             lastDescriptorCheckNanos = now;
         }
+        long nowMillis = checkDescriptors ? System.currentTimeMillis() : 0;
         for (QueueReplica q : queues) {
             work += tailSelf(q, now);
-            if (checkDescriptors) {
-                resendChangedDescriptor(q);
+            if (checkDescriptors && q.descriptorWatch.mayHaveChanged(nowMillis)) {
+                resendChangedDescriptor(q); // reads the file: only when its stamp says it may have changed
             }
             for (PeerLink p : peers) {
                 if (p != null && p.established) {
