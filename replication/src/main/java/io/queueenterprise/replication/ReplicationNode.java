@@ -246,6 +246,14 @@ public final class ReplicationNode implements NodeControl {
     }
 
     /**
+     * Why a queue is in its state, e.g. which stored excerpt no longer matches its checksum when the state is
+     * CORRUPTED; empty when there is nothing to say.
+     */
+    public String stateDetail(String queue) {
+        return call(a -> a.stateDetail(queue));
+    }
+
+    /**
      * Bytes of an excerpt too large for one DATA batch that this follower has received in pieces and not yet
      * stored (0 when none): a replica stores such an excerpt only whole. For diagnostics and tests.
      */

@@ -24,6 +24,13 @@ final class QueueReplica {
     long leaderLastIndex = -1;
     /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
     boolean synced;
+    /** Follower: the CRC32C of every excerpt it stored, checked when the node opens the queue. */
+    ExcerptChecksums checksums;
+    /**
+     * Why this copy must not be served or acknowledged (a stored excerpt differs from its recorded checksum); null
+     * when sound. Set when the node opens the queue; the queue stays CORRUPTED in every role until it is rebuilt.
+     */
+    String damage;
     /** Leader: notices, without reading it, that the descriptor file may have changed. */
     DescriptorWatch descriptorWatch;
     /** Leader: the descriptor bytes last sent to followers, to notice a change. */

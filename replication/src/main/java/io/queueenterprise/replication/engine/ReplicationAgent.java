@@ -223,6 +223,15 @@ public final class ReplicationAgent implements Agent {
         queue.store.recordAckMode(ackModeMark(spec.ackMode()));
         queue.history = TermHistory.load(dir);
         queue.descriptorWatch = new DescriptorWatch(dir);
+        // Chronicle keeps no checksum: bytes changed on disk since this node stored them must not be served or acked.
+        queue.damage = ExcerptChecksums.verify(queue.store, dir);
+        if (queue.damage != null) {
+            queue.state = QueueStatus.State.CORRUPTED;
+            queue.stateDetail = queue.damage;
+            LOG.log(System.Logger.Level.ERROR, spec.name() + ": " + queue.damage + "; this copy is not served or"
+                    + " acknowledged: rebuild this replica (move the queue directory aside; the leader copies it anew)");
+        }
+        queue.checksums = ExcerptChecksums.open(dir);
         queue.lastIndex = queue.store.lastIndex();
         return queue;
     }
@@ -247,6 +256,9 @@ public final class ReplicationAgent implements Agent {
             for (QueueReplica q : queues) {
                 if (q != null) {
                     closeTails(q);
+                    if (q.checksums != null) {
+                        q.checksums.close();
+                    }
                     if (role == NodeStatus.Role.LEADER) {
                         // A leader that stops no longer takes appends: nothing is written that no one ships.
                         q.store.publishWritableTerm(-1);
@@ -406,6 +418,11 @@ public final class ReplicationAgent implements Agent {
         long now = System.nanoTime();
         for (QueueReplica q : queues) {
             closeTails(q);
+            if (q.damage != null) {
+                q.store.publishWritableTerm(-1); // a damaged copy is neither served nor written
+                q.state = QueueStatus.State.CORRUPTED;
+                continue;
+            }
             long last = q.store.lastIndex();
             q.lastIndex = last;
             q.history.append(term, last); // fsynced before the queue takes appends under this term
@@ -434,7 +451,9 @@ public final class ReplicationAgent implements Agent {
             q.lastIndex = q.store.lastIndex();
             q.synced = false;
             q.leaderLastIndex = -1;
-            if (q.state != QueueStatus.State.BEHIND_RETENTION) {
+            if (q.damage != null) {
+                q.state = QueueStatus.State.CORRUPTED;
+            } else if (q.state != QueueStatus.State.BEHIND_RETENTION) {
                 q.state = QueueStatus.State.CATCHING_UP;
             }
         }
@@ -448,7 +467,7 @@ public final class ReplicationAgent implements Agent {
                 q.store.recordReplica();
             }
             closeTails(q);
-            q.state = QueueStatus.State.STOPPED;
+            q.state = q.damage != null ? QueueStatus.State.CORRUPTED : QueueStatus.State.STOPPED;
             q.synced = false;
         }
         dropAllSessions();
@@ -507,6 +526,16 @@ public final class ReplicationAgent implements Agent {
         for (QueueReplica q : queues == null ? new QueueReplica[0] : queues) {
             if (q.spec.name().equals(queue)) {
                 return q.ackLatency.getIntervalHistogram();
+            }
+        }
+        throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
+    }
+
+    /** Why a queue is in its state (e.g. which excerpt is damaged); empty when there is nothing to say. */
+    public String stateDetail(String queue) {
+        for (QueueReplica q : queues) {
+            if (q.spec.name().equals(queue)) {
+                return q.stateDetail == null ? "" : q.stateDetail;
             }
         }
         throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
@@ -743,6 +772,12 @@ public final class ReplicationAgent implements Agent {
         long now = System.nanoTime();
         for (int q = 0; q < queues.length; q++) {
             QueueReplica queue = queues[q];
+            if (queue.damage != null) {
+                p.progress[q].reset();
+                refuse(p, RefusalReason.CANNOT_STORE, q, -1, "the leader's copy of '" + queue.spec.name()
+                        + "' is damaged: " + queue.damage);
+                continue;
+            }
             tailSelf(queue, now);
             while (tailSelf(queue, now) == SELF_TAIL_PER_CYCLE) {
                 // catch the own tail up fully: the shared end is computed against the last index held
@@ -817,6 +852,9 @@ public final class ReplicationAgent implements Agent {
     // ------------------------------------------------------------------------------------------------ follower
 
     private int followerWork(long now) {
+        for (QueueReplica q : queues) {
+            q.checksums.flushIfDue(now); // housekeeping: not counted as work, so the idle strategy still backs off
+        }
         PeerLink p = peers[leader];
         if (p.established) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
@@ -881,11 +919,16 @@ public final class ReplicationAgent implements Agent {
             return;
         }
         QueueReplica q = queues[position];
+        if (q.damage != null) {
+            return; // never synchronised, never acknowledged: this copy must be rebuilt
+        }
         long resumeAfter = descriptor.resumeAfter();
         try {
             if (q.lastIndex > resumeAfter) {
                 // Our excerpts after the shared index were never the leader's: moved aside, never served, never deleted.
+                q.checksums.close(); // its records go into the quarantine with the original files
                 q.store = Quarantine.truncateAfter(q.store, q.spec.name(), resumeAfter);
+                q.checksums = ExcerptChecksums.open(q.store.path());
                 q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
                 q.store.publishWritableTerm(-1);
                 q.lastIndex = q.store.lastIndex();
@@ -903,7 +946,9 @@ public final class ReplicationAgent implements Agent {
                     }
                     // An empty copy of another incarnation (e.g. a leader that never shipped its first excerpt
                     // here): its files are set aside like any divergence, then the leader's identity is taken.
+                    q.checksums.close();
                     q.store = Quarantine.truncateAfter(q.store, q.spec.name(), -1);
+                    q.checksums = ExcerptChecksums.open(q.store.path());
                     q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
                     q.store.publishWritableTerm(-1);
                     q.store.installDescriptor(bytes);
@@ -931,6 +976,9 @@ public final class ReplicationAgent implements Agent {
 
     private void onData(PeerLink p) {
         int position = data.queue();
+        if (position < queues.length && queues[position].damage != null) {
+            return; // streamed before the leader learnt nothing is taken here; not a protocol fault
+        }
         if (position >= queues.length || !queues[position].synced) {
             drops.increment(DropReason.UNEXPECTED);
             return;
@@ -961,6 +1009,9 @@ public final class ReplicationAgent implements Agent {
      */
     private void onExcerptPart(PeerLink p) {
         int position = part.queue();
+        if (position < queues.length && queues[position].damage != null) {
+            return;
+        }
         if (position >= queues.length || !queues[position].synced) {
             drops.increment(DropReason.UNEXPECTED);
             return;
@@ -1038,6 +1089,7 @@ public final class ReplicationAgent implements Agent {
             refuse(p, RefusalReason.CANNOT_STORE, q.position, q.lastIndex, q.stateDetail);
             return false;
         }
+        q.checksums.record(index, array, offset, length);
         q.lastIndex = index;
         q.bytesReplicated += length;
         return true;
