@@ -12,6 +12,8 @@ final class QueueReplica {
 
     final NodeConfig.QueueSpec spec;
     final int position;
+    /** Handed over by the {@link QueueOpener}: until then the fields below are unset and the queue takes no part. */
+    boolean open;
     ReplicaStore store;
     TermHistory history;
     /** Leader: the last index its own tail has seen; follower: the last index written here. -1: empty. */

@@ -78,6 +78,9 @@ public final class ReplicationAgent implements Agent {
     private final ManyToOneConcurrentArrayQueue<Command> commands = new ManyToOneConcurrentArrayQueue<>(64);
     private final Path aeronDirectory;
 
+    private final QueueOpener opener;
+    /** Some queue is not open yet: the duty cycle looks for it in the opener's slots. */
+    private boolean queuesPending = true;
     private MediaDriver driver;
     private Aeron aeron;
     private AgentInvoker driverInvoker;
@@ -131,6 +134,15 @@ public final class ReplicationAgent implements Agent {
         checkLimits(config);
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.votes = new long[config.peers().size()];
+        this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory());
+    }
+
+    /**
+     * Every queue was tried once: opened (and taken by the duty cycle once it runs its next cycle) or failed, then
+     * retried in the background while the others replicate. Any thread.
+     */
+    public boolean queuesTriedOnce() {
+        return opener.firstPassDone();
     }
 
     /** What the wire format can carry: refused at start with the field named, rather than failing mid-protocol. */
@@ -166,13 +178,13 @@ public final class ReplicationAgent implements Agent {
     @Override
     public void onStart() {
         CpuPinning.pinCurrentThread(config.nodeId());
-        // Queues first: after a SIGKILL, Chronicle's recovery of an incomplete excerpt can block for tens of seconds
-        // (it waits out its timeout per header), and with the driver already up in INVOKER mode nothing would invoke
-        // its conductor meanwhile: Aeron then fails FATAL (service interval exceeded) and the node never replicates.
+        // Queues open on a thread of their own (QueueOpener): Chronicle can block for seconds opening one, and this
+        // thread must keep invoking the media driver meanwhile. Each queue joins the duty cycle when it is ready.
         queues = new QueueReplica[config.queues().size()];
         for (int q = 0; q < queues.length; q++) {
-            queues[q] = openQueue(config.queues().get(q), q);
+            queues[q] = new QueueReplica(config.queues().get(q), q);
         }
+        opener.start();
         MediaDriver.Context driverContext = new MediaDriver.Context()
                 .aeronDirectoryName(aeronDirectory.toString())
                 .threadingMode(ThreadingMode.INVOKER)
@@ -215,33 +227,41 @@ public final class ReplicationAgent implements Agent {
         return "aeron:udp?endpoint=" + peer.host() + ":" + peer.replicationPort();
     }
 
-    private QueueReplica openQueue(NodeConfig.QueueSpec spec, int position) {
-        QueueReplica queue = new QueueReplica(spec, position);
-        Path dir = config.dataDirectory().resolve(spec.name());
-        Quarantine.recoverInterruptedRebuild(dir);
-        queue.store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
-        queue.store.recordAckMode(ackModeMark(spec.ackMode()));
-        queue.history = TermHistory.load(dir);
-        queue.descriptorWatch = new DescriptorWatch(dir);
-        // Chronicle keeps no checksum: bytes changed on disk since this node stored them must not be served or acked.
-        queue.damage = ExcerptChecksums.verify(queue.store, dir);
-        if (queue.damage != null) {
-            queue.state = QueueStatus.State.CORRUPTED;
-            queue.stateDetail = queue.damage;
-            LOG.log(System.Logger.Level.ERROR, spec.name() + ": " + queue.damage + "; this copy is not served or"
-                    + " acknowledged: rebuild this replica (move the queue directory aside; the leader copies it anew)");
+    /** The queues the opener has made ready join: this node's role is applied to each as it arrives. */
+    private int adoptOpenedQueues(long now) {
+        int pending = 0;
+        int adopted = 0;
+        for (QueueReplica q : queues) {
+            if (q.open) {
+                continue;
+            }
+            QueueOpener.Opened opened = opener.take(q.position);
+            if (opened == null) {
+                pending++;
+                String problem = opener.problem(q.position);
+                q.stateDetail = problem == null ? "opening" : "cannot open yet (retried): " + problem;
+                continue;
+            }
+            q.store = opened.store();
+            q.history = opened.history();
+            q.lastIndex = opened.lastIndex();
+            q.checksums = opened.checksums();
+            q.descriptorWatch = opened.descriptorWatch();
+            q.damage = opened.damage();
+            q.stateDetail = q.damage == null ? "" : q.damage;
+            q.open = true;
+            adopted++;
+            switch (role) {
+                case LEADER -> leadQueue(q, now);
+                case FOLLOWER -> followQueue(q);
+                default -> stopQueue(q, role);
+            }
         }
-        queue.checksums = ExcerptChecksums.open(dir);
-        queue.lastIndex = queue.store.lastIndex();
-        return queue;
-    }
-
-    private static long ackModeMark(AckMode mode) {
-        return switch (mode) {
-            case ASYNC -> ReplicaStore.ACK_ASYNC;
-            case REPLICATED_READS -> ReplicaStore.ACK_REPLICATED_READS;
-            case QUORUM -> ReplicaStore.ACK_QUORUM;
-        };
+        if (adopted > 0 && role == NodeStatus.Role.FOLLOWER && peers[leader].established) {
+            sendHello(peers[leader]); // the leader learns where the new queues stand
+        }
+        queuesPending = pending > 0;
+        return adopted;
     }
 
     @Override
@@ -252,9 +272,10 @@ public final class ReplicationAgent implements Agent {
         while ((c = commands.poll()) != null) {
             c.result.completeExceptionally(new ReplicationException("node " + config.nodeId() + " is closed"));
         }
+        opener.close(); // queues opened but not taken are closed there
         if (queues != null) {
             for (QueueReplica q : queues) {
-                if (q != null) {
+                if (q != null && q.open) {
                     closeTails(q);
                     if (q.checksums != null) {
                         q.checksums.close();
@@ -300,6 +321,9 @@ public final class ReplicationAgent implements Agent {
     public int doWork() {
         int work = driverInvoker.invoke();
         work += clientInvoker.invoke();
+        if (queuesPending) {
+            work += adoptOpenedQueues(System.nanoTime()); // before commands: a command sees every queue opened so far
+        }
         work += runCommands();
         work += subscription.poll(assembler, 64);
         long now = System.nanoTime();
@@ -417,27 +441,33 @@ public final class ReplicationAgent implements Agent {
         leader = self;
         long now = System.nanoTime();
         for (QueueReplica q : queues) {
-            closeTails(q);
-            if (q.damage != null) {
-                q.store.publishWritableTerm(-1); // a damaged copy is neither served nor written
-                q.state = QueueStatus.State.CORRUPTED;
-                continue;
+            if (q.open) {
+                leadQueue(q, now); // a queue still opening is led when it joins
             }
-            long last = q.store.lastIndex();
-            q.lastIndex = last;
-            q.history.append(term, last); // fsynced before the queue takes appends under this term
-            q.store.recordLeader(q.spec.name(), term);
-            q.selfTail = q.store.rawTailer();
-            if (last >= 0 && !q.selfTail.moveAfter(last)) {
-                q.selfTail.toStart();
-            }
-            q.forgetSeen();
-            q.state = QueueStatus.State.LIVE;
-            q.stateDetail = "";
-            q.synced = false;
-            updateQuorum(q, now);
-            q.store.publishWritableTerm(term);
         }
+    }
+
+    private void leadQueue(QueueReplica q, long now) {
+        closeTails(q);
+        if (q.damage != null) {
+            q.store.publishWritableTerm(-1); // a damaged copy is neither served nor written
+            q.state = QueueStatus.State.CORRUPTED;
+            return;
+        }
+        long last = q.store.lastIndex();
+        q.lastIndex = last;
+        q.history.append(term, last); // fsynced before the queue takes appends under this term
+        q.store.recordLeader(q.spec.name(), term);
+        q.selfTail = q.store.rawTailer();
+        if (last >= 0 && !q.selfTail.moveAfter(last)) {
+            q.selfTail.toStart();
+        }
+        q.forgetSeen();
+        q.state = QueueStatus.State.LIVE;
+        q.stateDetail = "";
+        q.synced = false;
+        updateQuorum(q, now);
+        q.store.publishWritableTerm(term);
     }
 
     private void becomeFollower(int leaderPosition) {
@@ -445,34 +475,46 @@ public final class ReplicationAgent implements Agent {
         role = NodeStatus.Role.FOLLOWER;
         leader = leaderPosition;
         for (QueueReplica q : queues) {
-            q.store.publishWritableTerm(-1); // before anything else: no library appender writes here from now on
-            q.store.recordReplica();
-            closeTails(q);
-            q.lastIndex = q.store.lastIndex();
-            q.synced = false;
-            q.leaderLastIndex = -1;
-            if (q.damage != null) {
-                q.state = QueueStatus.State.CORRUPTED;
-            } else if (q.state != QueueStatus.State.BEHIND_RETENTION) {
-                q.state = QueueStatus.State.CATCHING_UP;
+            if (q.open) {
+                followQueue(q);
             }
         }
         peers[leaderPosition].challengeSentNanos = System.nanoTime() - CHALLENGE_RETRY_NANOS;
     }
 
+    private void followQueue(QueueReplica q) {
+        q.store.publishWritableTerm(-1); // before anything else: no library appender writes here from now on
+        q.store.recordReplica();
+        closeTails(q);
+        q.lastIndex = q.store.lastIndex();
+        q.synced = false;
+        q.leaderLastIndex = -1;
+        if (q.damage != null) {
+            q.state = QueueStatus.State.CORRUPTED;
+        } else if (q.state != QueueStatus.State.BEHIND_RETENTION) {
+            q.state = QueueStatus.State.CATCHING_UP;
+        }
+    }
+
     private void stopServing(NodeStatus.Role newRole) {
         for (QueueReplica q : queues) {
-            q.store.publishWritableTerm(-1);
-            if (newRole == NodeStatus.Role.FENCED) {
-                q.store.recordReplica();
+            if (q.open) {
+                stopQueue(q, newRole);
             }
-            closeTails(q);
-            q.state = q.damage != null ? QueueStatus.State.CORRUPTED : QueueStatus.State.STOPPED;
-            q.synced = false;
         }
         dropAllSessions();
         role = newRole;
         leader = -1;
+    }
+
+    private void stopQueue(QueueReplica q, NodeStatus.Role newRole) {
+        q.store.publishWritableTerm(-1);
+        if (newRole == NodeStatus.Role.FENCED) {
+            q.store.recordReplica();
+        }
+        closeTails(q);
+        q.state = q.damage != null ? QueueStatus.State.CORRUPTED : QueueStatus.State.STOPPED;
+        q.synced = false;
     }
 
     // ------------------------------------------------------------------------------------------------ status
@@ -483,6 +525,10 @@ public final class ReplicationAgent implements Agent {
         List<QueueStatus> list = new ArrayList<>();
         for (QueueReplica q : queues) {
             List<QueueStatus.PeerProgress> progress = new ArrayList<>();
+            if (!q.open) { // still opening: nothing held is known yet
+                list.add(new QueueStatus(q.spec.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, progress, 0, drops.total()));
+                continue;
+            }
             if (role == NodeStatus.Role.LEADER) {
                 for (PeerLink p : peers) {
                     if (p != null) {
@@ -561,6 +607,9 @@ public final class ReplicationAgent implements Agent {
         }
         long nowMillis = checkDescriptors ? System.currentTimeMillis() : 0;
         for (QueueReplica q : queues) {
+            if (!q.open) {
+                continue;
+            }
             work += tailSelf(q, now);
             if (checkDescriptors && q.descriptorWatch.mayHaveChanged(nowMillis)) {
                 resendChangedDescriptor(q); // reads the file: only when its stamp says it may have changed
@@ -772,6 +821,10 @@ public final class ReplicationAgent implements Agent {
         long now = System.nanoTime();
         for (int q = 0; q < queues.length; q++) {
             QueueReplica queue = queues[q];
+            if (!queue.open || hello.lastIndex(q) == HelloBody.NOT_OPEN) {
+                p.progress[q].reset(); // not open on one side yet: the follower says HELLO again when it has opened it
+                continue;
+            }
             if (queue.damage != null) {
                 p.progress[q].reset();
                 refuse(p, RefusalReason.CANNOT_STORE, q, -1, "the leader's copy of '" + queue.spec.name()
@@ -853,7 +906,9 @@ public final class ReplicationAgent implements Agent {
 
     private int followerWork(long now) {
         for (QueueReplica q : queues) {
-            q.checksums.flushIfDue(now); // housekeeping: not counted as work, so the idle strategy still backs off
+            if (q.open) {
+                q.checksums.flushIfDue(now); // housekeeping: not counted as work, so the idle strategy still backs off
+            }
         }
         PeerLink p = peers[leader];
         if (p.established) {
@@ -892,7 +947,7 @@ public final class ReplicationAgent implements Agent {
     /** A queue still waits for the leader's DESCRIPTOR (not one the leader refused for good). */
     private boolean awaitsDescriptor() {
         for (QueueReplica q : queues) {
-            if (!q.synced && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
+            if (q.open && !q.synced && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
                     && q.state != QueueStatus.State.DISK_FULL) {
                 return true;
             }
@@ -904,6 +959,10 @@ public final class ReplicationAgent implements Agent {
         lastHelloNanos = System.nanoTime();
         encoder.begin(tx, 0, FrameType.HELLO, self, term, p.sessionId, ++p.txSequence).u16(queues.length);
         for (QueueReplica q : queues) {
+            if (!q.open) {
+                encoder.shortString(q.spec.name()).i64(HelloBody.NOT_OPEN).u16(0);
+                continue;
+            }
             encoder.shortString(q.spec.name()).i64(q.lastIndex).u16(q.history.entries().size());
             for (TermHistory.Entry e : q.history.entries()) {
                 encoder.i64(e.term()).i64(e.previousLastIndex());
@@ -919,8 +978,8 @@ public final class ReplicationAgent implements Agent {
             return;
         }
         QueueReplica q = queues[position];
-        if (q.damage != null) {
-            return; // never synchronised, never acknowledged: this copy must be rebuilt
+        if (!q.open || q.damage != null) {
+            return; // not open yet (HELLO follows when it is), or damaged: never synchronised, never acknowledged
         }
         long resumeAfter = descriptor.resumeAfter();
         try {
@@ -929,7 +988,7 @@ public final class ReplicationAgent implements Agent {
                 q.checksums.close(); // its records go into the quarantine with the original files
                 q.store = Quarantine.truncateAfter(q.store, q.spec.name(), resumeAfter);
                 q.checksums = ExcerptChecksums.open(q.store.path());
-                q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
+                q.store.recordAckMode(QueueOpener.ackModeMark(q.spec.ackMode()));
                 q.store.publishWritableTerm(-1);
                 q.lastIndex = q.store.lastIndex();
                 if (q.lastIndex > resumeAfter) {
@@ -949,7 +1008,7 @@ public final class ReplicationAgent implements Agent {
                     q.checksums.close();
                     q.store = Quarantine.truncateAfter(q.store, q.spec.name(), -1);
                     q.checksums = ExcerptChecksums.open(q.store.path());
-                    q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
+                    q.store.recordAckMode(QueueOpener.ackModeMark(q.spec.ackMode()));
                     q.store.publishWritableTerm(-1);
                     q.store.installDescriptor(bytes);
                 }
@@ -976,7 +1035,7 @@ public final class ReplicationAgent implements Agent {
 
     private void onData(PeerLink p) {
         int position = data.queue();
-        if (position < queues.length && queues[position].damage != null) {
+        if (position < queues.length && (!queues[position].open || queues[position].damage != null)) {
             return; // streamed before the leader learnt nothing is taken here; not a protocol fault
         }
         if (position >= queues.length || !queues[position].synced) {
@@ -1009,7 +1068,7 @@ public final class ReplicationAgent implements Agent {
      */
     private void onExcerptPart(PeerLink p) {
         int position = part.queue();
-        if (position < queues.length && queues[position].damage != null) {
+        if (position < queues.length && (!queues[position].open || queues[position].damage != null)) {
             return;
         }
         if (position >= queues.length || !queues[position].synced) {
