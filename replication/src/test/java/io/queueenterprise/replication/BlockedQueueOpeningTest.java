@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A queue whose opening blocks (another process holds the exclusive lock on its metadata: Chronicle waits 10 s, then
- * fails) does not stop the node: its duty cycle keeps driving the media driver and the other queue replicates
+ * A queue whose opening blocks (a writer SIGKILLed mid-excerpt left its write lock, and the exclusive lock on the
+ * metadata Chronicle needs to recover it is held by another process: Chronicle waits 10 s, then fails) does not stop
+ * the node: its duty cycle keeps driving the media driver and the other queue replicates
  * meanwhile; the blocked queue is retried, joins once the lock is gone, and catches up.
  */
 class BlockedQueueOpeningTest {
@@ -50,6 +51,15 @@ class BlockedQueueOpeningTest {
                             && follower.status().queues().get(1).lastIndex() == orders.lastIndex()));
                 }
 
+                // A writer SIGKILLed mid-excerpt in the follower's copy: an incomplete header and a dead process's write
+                // lock, which Chronicle's open recovers under the exclusive lock on metadata.cq4t ...
+                Process writer = childJvm(KilledWriterMain.class, cluster.queueDirectory(1, "stuck"));
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
+                    assertEquals("WRITING", out.readLine());
+                } finally {
+                    writer.destroyForcibly().waitFor();
+                }
+                // ... which another process holds (stalled inside Chronicle, say): the open waits 10 s, then fails
                 Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp", System.getProperty("java.class.path"), MetadataLockHolderMain.class.getName(),
                         cluster.queueDirectory(1, "stuck").toString()).redirectErrorStream(true).start();
@@ -67,10 +77,20 @@ class BlockedQueueOpeningTest {
                         assertTrue(TestCluster.await(Duration.ofSeconds(8), () -> followerOrders.lastIndex() == last),
                                 "orders did not replicate while 'stuck' could not be opened");
                     }
+                    assertTrue(!restart.isDone(), "the replication went on while the node's first open of 'stuck' was blocked");
                     assertTrue(System.nanoTime() - locked < TimeUnit.SECONDS.toNanos(10), "the check ran inside the blocked open");
-                } finally {
-                    holder.destroyForcibly().waitFor(); // SIGKILL: the kernel drops its lock
+                } catch (Throwable failure) {
+                    holder.destroyForcibly().waitFor();
+                    if (restart != null) { // the node still starting must not outlive the test (its Aeron directory)
+                        try {
+                            restart.get(WAIT.toSeconds(), TimeUnit.SECONDS).close();
+                        } catch (Exception e) {
+                            failure.addSuppressed(e);
+                        }
+                    }
+                    throw failure;
                 }
+                holder.destroyForcibly().waitFor(); // SIGKILL: the kernel drops its lock
                 try (ReplicationNode restarted = restart.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
                     write(stuckAppender, "stuck", 10, 15);
                     long last = stuck.lastIndex();
@@ -86,6 +106,12 @@ class BlockedQueueOpeningTest {
                 QueueContents.read(cluster.queueDirectory(1, "stuck"))));
         assertNull(QueueContents.difference(QueueContents.read(cluster.queueDirectory(0, "orders")),
                 QueueContents.read(cluster.queueDirectory(1, "orders"))));
+    }
+
+    private static Process childJvm(Class<?> main, Path argument) throws java.io.IOException {
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "@" + System.getProperty("qe.jvm.args.file"), "-cp", System.getProperty("java.class.path"), main.getName(),
+                argument.toString()).redirectErrorStream(true).start();
     }
 
     private static void write(QueueAppender appender, String prefix, int from, int to) {

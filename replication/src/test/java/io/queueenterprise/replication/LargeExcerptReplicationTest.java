@@ -105,7 +105,6 @@ class LargeExcerptReplicationTest {
         long last;
         try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
             leader.promote(1);
-            ReplicationNode follower = ReplicationNode.start(cluster.config(1));
             try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
                  QueueAppender appender = queue.createAppender()) {
                 max = (int) queue.maxExcerptLength();
@@ -115,13 +114,17 @@ class LargeExcerptReplicationTest {
                 }
                 last = queue.lastIndex();
             }
-            follower.follow("replica-0", 1);
             long seen = 0;
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (seen == 0 && System.nanoTime() < deadline && follower.status().queues().get(0).lastIndex() < last) {
-                seen = follower.bytesAssembling(QUEUE);
+            ReplicationNode follower = ReplicationNode.start(cluster.config(1)); // after the writes: it copies them all
+            try {
+                follower.follow("replica-0", 1);
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (seen == 0 && System.nanoTime() < deadline && follower.status().queues().get(0).lastIndex() < last) {
+                    seen = follower.bytesAssembling(QUEUE);
+                }
+            } finally {
+                follower.close();
             }
-            follower.close();
             assertTrue(seen > 0 && seen < max, "the follower was closed while it held part of an excerpt: " + seen + " bytes");
 
             Map<Long, byte[]> leaderCopy = QueueContents.read(cluster.queueDirectory(0, QUEUE));
