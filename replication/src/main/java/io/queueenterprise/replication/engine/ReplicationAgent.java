@@ -257,8 +257,8 @@ public final class ReplicationAgent implements Agent {
             q.open = true;
             adopted++;
             switch (role) {
-                case LEADER -> leadQueue(q, now);
-                case FOLLOWER -> followQueue(q);
+                case LEADER -> leadQueue(q, now, q.lastIndex);
+                case FOLLOWER -> followQueue(q, q.lastIndex);
                 default -> stopQueue(q, role);
             }
         }
@@ -453,19 +453,22 @@ public final class ReplicationAgent implements Agent {
         long now = System.nanoTime();
         for (QueueReplica q : queues) {
             if (q.open) {
-                leadQueue(q, now); // a queue still opening is led when it joins
+                leadQueue(q, now, q.store.lastIndex()); // a queue still opening is led when it joins
             }
         }
     }
 
-    private void leadQueue(QueueReplica q, long now) {
+    /**
+     * {@code last}: the queue's last index, read by the caller; a queue that just joined passes what the opener read,
+     * since Chronicle's scan for the end can take seconds on a queue a killed writer left incomplete.
+     */
+    private void leadQueue(QueueReplica q, long now, long last) {
         closeTails(q);
         if (q.damage != null) {
             q.store.publishWritableTerm(-1); // a damaged copy is neither served nor written
             q.state = QueueStatus.State.CORRUPTED;
             return;
         }
-        long last = q.store.lastIndex();
         q.lastIndex = last;
         q.history.append(term, last); // fsynced before the queue takes appends under this term
         q.store.recordLeader(q.spec.name(), term);
@@ -487,17 +490,18 @@ public final class ReplicationAgent implements Agent {
         leader = leaderPosition;
         for (QueueReplica q : queues) {
             if (q.open) {
-                followQueue(q);
+                followQueue(q, q.store.lastIndex());
             }
         }
         peers[leaderPosition].challengeSentNanos = System.nanoTime() - CHALLENGE_RETRY_NANOS;
     }
 
-    private void followQueue(QueueReplica q) {
+    /** {@code last}: as for {@link #leadQueue}. */
+    private void followQueue(QueueReplica q, long last) {
         q.store.publishWritableTerm(-1); // before anything else: no library appender writes here from now on
         q.store.recordReplica();
         closeTails(q);
-        q.lastIndex = q.store.lastIndex();
+        q.lastIndex = last;
         q.synced = false;
         q.leaderLastIndex = -1;
         if (q.damage != null) {
