@@ -101,6 +101,14 @@ public final class ReplicaStore implements AutoCloseable {
         return chronicle.rollCycle();
     }
 
+    /**
+     * The largest excerpt this queue stores in one piece: Chronicle's overlap size, a quarter of the block size
+     * (as {@code EnterpriseQueue.maxExcerptLength()}). A follower assembling a larger one refuses it.
+     */
+    public long maxExcerptLength() {
+        return chronicle.overlapSize();
+    }
+
     /** Last index held, -1 when empty. Scans the last cycle (Chronicle's cost): not for every excerpt. */
     public long lastIndex() {
         return chronicle.lastIndex();

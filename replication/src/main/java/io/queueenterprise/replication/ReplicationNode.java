@@ -45,9 +45,9 @@ import java.util.function.Function;
 public final class ReplicationNode implements NodeControl {
     private static final long COMMAND_TIMEOUT_SECONDS = 30;
     /**
-     * Start includes Chronicle's recovery of an excerpt a killed writer left incomplete: its tailers wait out the
-     * queue's timeout (10 s by default) per incomplete header before recovering, which took over 30 s here in a
-     * SIGKILL trial under load.
+     * Start waits until every queue was tried once (on the node's opener thread): Chronicle can block for seconds
+     * opening a queue (10 s for a lock on its metadata another process holds), and over 30 s were seen here in a
+     * SIGKILL trial under load. The duty cycle runs meanwhile.
      */
     private static final long START_TIMEOUT_SECONDS = 120;
 
@@ -73,7 +73,9 @@ public final class ReplicationNode implements NodeControl {
 
     /**
      * Starts the node: opens every configured queue (creating directories as needed), restores the persisted term
-     * and role, and starts the duty-cycle thread. Returns once the thread has started and the queues are open.
+     * and role, and starts the duty-cycle thread. Queues are opened on a thread of their own; this returns once the
+     * duty cycle runs and every queue was tried once. A queue that could not be opened (its metadata locked by another
+     * process, say) is retried in the background, reported STOPPED with the reason meanwhile, and joins when opened.
      *
      * @throws ReplicationException when the peer credential is unusable or the node cannot start
      */
@@ -105,6 +107,16 @@ public final class ReplicationNode implements NodeControl {
         });
         try {
             node.agent.submit(a -> Boolean.TRUE).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS); // onStart has run
+            // Queues open off the duty thread (which drives the media driver meanwhile); start returns once each was
+            // tried, so that a caller's first command sees every queue that could be opened.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+            while (!node.agent.queuesTriedOnce() && !node.runner.isClosed()) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("its queues were not opened within " + START_TIMEOUT_SECONDS + " s");
+                }
+                Thread.sleep(5);
+            }
+            node.agent.submit(a -> Boolean.TRUE).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS); // and adopted them
         } catch (InterruptedException | ExecutionException | TimeoutException e) {
             node.close();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
@@ -272,6 +284,22 @@ public final class ReplicationNode implements NodeControl {
         } catch (ClientCredential.ClientCredentialException e) {
             throw new ReplicationException("clientCredentialFile: " + e.getMessage());
         }
+    }
+
+    /**
+     * Why a queue is in its state, e.g. which stored excerpt no longer matches its checksum when the state is
+     * CORRUPTED; empty when there is nothing to say.
+     */
+    public String stateDetail(String queue) {
+        return call(a -> a.stateDetail(queue));
+    }
+
+    /**
+     * Bytes of an excerpt too large for one DATA batch that this follower has received in pieces and not yet
+     * stored (0 when none): a replica stores such an excerpt only whole. For diagnostics and tests.
+     */
+    public long bytesAssembling(String queue) {
+        return call(a -> a.bytesAssembling(queue));
     }
 
     @Override

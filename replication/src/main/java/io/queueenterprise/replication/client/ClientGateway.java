@@ -8,6 +8,7 @@ import io.aeron.Subscription;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.queue.StorageFullException;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.NodeStatus;
@@ -100,7 +101,8 @@ public final class ClientGateway {
         nowNanos = now;
         int work = subscription.poll(assembler, 64);
         for (int q = 0; q < writers.length; q++) {
-            if (!writers[q].catchUp(node.store(q), TAIL_BUDGET_PER_CYCLE)) {
+            ReplicaStore store = node.store(q);
+            if (store != null && !writers[q].catchUp(store, TAIL_BUDGET_PER_CYCLE)) {
                 work++;
             }
         }
@@ -295,6 +297,10 @@ public final class ClientGateway {
                     + " only sealed envelopes (nodes hold no data keys)");
             return;
         }
+        if (node.store(q) == null) {
+            refuse(s, s.mac, ClientRefusal.NOT_READY, 0, 0, "node " + config.nodeId() + " is still opening queue '" + s.queueName + "'");
+            return;
+        }
         byte[] descriptor = node.store(q).descriptorBytes();
         if (descriptor == null || descriptor.length > ClientFrame.MAX_DESCRIPTOR) {
             refuse(s, s.mac, ClientRefusal.NO_DESCRIPTOR, 0, 0, "queue '" + s.queueName + "' has no descriptor on node "
@@ -352,7 +358,8 @@ public final class ClientGateway {
             return;
         }
         WriterSessions w = writers[q];
-        if (!w.catchUp(node.store(q), TAIL_BUDGET_BEFORE_APPEND)) {
+        ReplicaStore store = node.store(q);
+        if (store == null || !w.catchUp(store, TAIL_BUDGET_BEFORE_APPEND)) {
             refuse(s, s.mac, ClientRefusal.NOT_READY, epoch, sequence, "node " + config.nodeId()
                     + " is still reading its queue to rebuild the writer sessions");
             return;

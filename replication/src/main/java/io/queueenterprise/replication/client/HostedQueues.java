@@ -21,6 +21,7 @@ public interface HostedQueues {
 
     NodeConfig.QueueSpec spec(int queue);
 
+    /** The queue's store, or null while the node is still opening it (off the duty thread). */
     ReplicaStore store(int queue);
 
     /** The highest index a majority of replicas holds (leader's view), -1 when none. */

@@ -67,6 +67,13 @@ final class PeerLink {
         long quorumSent = -1;
         /** The last index put in a frame for this follower. */
         long sentIndex = -1;
+        /**
+         * An excerpt too large for a DATA batch, being sent in EXCERPT_PART pieces: its length (0: none) and how much
+         * was sent. Its bytes stay in {@link #tailer}'s array, which is not read again until the last piece is out.
+         */
+        int partTotal;
+        int partSent;
+        long partIndex = -1;
 
         void reset() {
             if (tailer != null) {
@@ -77,6 +84,9 @@ final class PeerLink {
             pendingLength = 0;
             sentIndex = -1;
             quorumSent = -1;
+            partTotal = 0;
+            partSent = 0;
+            partIndex = -1;
             if (state != QueueStatus.State.BEHIND_RETENTION) {
                 state = QueueStatus.State.STOPPED;
             }

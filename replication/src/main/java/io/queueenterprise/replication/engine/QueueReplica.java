@@ -12,6 +12,8 @@ final class QueueReplica {
 
     final NodeConfig.QueueSpec spec;
     final int position;
+    /** Handed over by the {@link QueueOpener}: until then the fields below are unset and the queue takes no part. */
+    boolean open;
     ReplicaStore store;
     TermHistory history;
     /** Leader: the last index its own tail has seen; follower: the last index written here. -1: empty. */
@@ -24,10 +26,27 @@ final class QueueReplica {
     long leaderLastIndex = -1;
     /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
     boolean synced;
+    /** Follower: the CRC32C of every excerpt it stored, checked when the node opens the queue. */
+    ExcerptChecksums checksums;
+    /**
+     * Why this copy must not be served or acknowledged (a stored excerpt differs from its recorded checksum); null
+     * when sound. Set when the node opens the queue; the queue stays CORRUPTED in every role until it is rebuilt.
+     */
+    String damage;
+    /** Leader: notices, without reading it, that the descriptor file may have changed. */
+    DescriptorWatch descriptorWatch;
     /** Leader: the descriptor bytes last sent to followers, to notice a change. */
     byte[] sentDescriptor;
     /** Leader: its own tail, which finds what the library appended (for quorum with one replica, lag, ack latency). */
     ReplicaStore.RawTailer selfTail;
+    /**
+     * Follower: the excerpt being assembled from EXCERPT_PART pieces (index -1: none), its length and the bytes
+     * received so far. The array grows to the largest excerpt seen, bounded by the store's maximum excerpt length.
+     */
+    long partIndex = -1;
+    int partTotal;
+    int partReceived;
+    byte[] partBytes = new byte[0];
     /** Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. */
     final Recorder ackLatency = new Recorder(3);
 
@@ -74,6 +93,23 @@ final class QueueReplica {
             }
         }
         return 0;
+    }
+
+    /** Starts assembling excerpt {@code index} of {@code total} bytes (the caller checked the bound). */
+    void startPart(long index, int total) {
+        if (partBytes.length < total) {
+            partBytes = new byte[total];
+        }
+        partIndex = index;
+        partTotal = total;
+        partReceived = 0;
+    }
+
+    /** Forgets a partly assembled excerpt: its leader starts it over from its first piece. */
+    void dropPart() {
+        partIndex = -1;
+        partTotal = 0;
+        partReceived = 0;
     }
 
     void forgetSeen() {

@@ -3,13 +3,10 @@ package io.queueenterprise.replication.engine;
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.FragmentAssembler;
-import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.Header;
-import io.queueenterprise.queue.ReplicaStore;
-import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.ReplicationException;
@@ -20,6 +17,7 @@ import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;
 import io.queueenterprise.replication.wire.DescriptorBody;
+import io.queueenterprise.replication.wire.ExcerptPartBody;
 import io.queueenterprise.replication.wire.Frame;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;
@@ -47,6 +45,11 @@ import java.util.function.Function;
  * The node's one duty cycle: drives the embedded media driver (INVOKER mode) and the Aeron client conductor, takes
  * frames, ships excerpts (leader) or stores them (follower), acks, heartbeats, and runs the admin commands handed
  * over by other threads. Everything it owns is touched by this thread only.
+ *
+ * <p>It keeps the node's lifecycle, role and term, the admin commands, the status, the peer sessions (handshake,
+ * timeouts, heartbeats) and the checks every received frame passes; the data path is in {@link LeaderSession} and
+ * {@link FollowerSession}, control frames are built and offered by {@link ControlFrames}, and queues are opened off
+ * this thread by {@link QueueOpener}.
  *
  * <p>Who may speak: every frame is MACed; handshake frames under a key derived from the peer credential, all later
  * frames under a per-session key derived from both sides' nonces. A frame is checked in this order, and dropped
@@ -80,6 +83,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private final ManyToOneConcurrentArrayQueue<Command> commands = new ManyToOneConcurrentArrayQueue<>(64);
     private final Path aeronDirectory;
 
+    private final QueueOpener opener;
+    /** Some queue is not open yet: the duty cycle looks for it in the opener's slots. */
+    private boolean queuesPending = true;
     private MediaDriver driver;
     private Aeron aeron;
     private AgentInvoker driverInvoker;
@@ -94,21 +100,22 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private int leader = -1;
 
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(64 * 1024);
-    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
     private final Frame frame = new Frame();
-    private final FrameEncoder encoder = new FrameEncoder();
+    private final ControlFrames control;
+    /** The follower's side of the data path; created with the queues in {@link #onStart}. */
+    private FollowerSession follower;
+    /** The leader's side of the data path; created with the peers in {@link #onStart}. */
+    private LeaderSession leaderSession;
     private final HandshakeBody handshake = new HandshakeBody();
     private final HelloBody hello = new HelloBody();
     private final DescriptorBody descriptor = new DescriptorBody();
     private final DataBody data = new DataBody();
+    private final ExcerptPartBody part = new ExcerptPartBody();
     private final AckBody ack = new AckBody();
     private final HeartbeatBody heartbeat = new HeartbeatBody();
     private final RefusalBody refusal = new RefusalBody();
     private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
-    private final long[] votes;
-    private long lastDescriptorCheckNanos;
-    private long lastHelloNanos;
     private RefusalReason lastRefusalLogged;
     private long lastRefusalLoggedNanos;
     private volatile NodeStatus lastStatus;
@@ -140,7 +147,16 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         this.self = me;
         checkLimits(config);
         this.stateFile = new NodeStateFile(config.dataDirectory());
-        this.votes = new long[config.peers().size()];
+        this.control = new ControlFrames(me, handshakeMac);
+        this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory());
+    }
+
+    /**
+     * Every queue was tried once: opened (and taken by the duty cycle once it runs its next cycle) or failed, then
+     * retried in the background while the others replicate. Any thread.
+     */
+    public boolean queuesTriedOnce() {
+        return opener.firstPassDone();
     }
 
     /** What the wire format can carry: refused at start with the field named, rather than failing mid-protocol. */
@@ -176,13 +192,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     @Override
     public void onStart() {
         CpuPinning.pinCurrentThread(config.nodeId());
-        // Queues first: after a SIGKILL, Chronicle's recovery of an incomplete excerpt can block for tens of seconds
-        // (it waits out its timeout per header), and with the driver already up in INVOKER mode nothing would invoke
-        // its conductor meanwhile: Aeron then fails FATAL (service interval exceeded) and the node never replicates.
+        // Queues open on a thread of their own (QueueOpener): Chronicle can block for seconds opening one, and this
+        // thread must keep invoking the media driver meanwhile. Each queue joins the duty cycle when it is ready.
         queues = new QueueReplica[config.queues().size()];
         for (int q = 0; q < queues.length; q++) {
-            queues[q] = openQueue(config.queues().get(q), q);
+            queues[q] = new QueueReplica(config.queues().get(q), q);
         }
+        follower = new FollowerSession(queues, drops, control);
+        opener.start();
         MediaDriver.Context driverContext = new MediaDriver.Context()
                 .aeronDirectoryName(aeronDirectory.toString())
                 .threadingMode(ThreadingMode.INVOKER)
@@ -207,6 +224,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 .driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
                 .driverAgentInvoker(driverInvoker));
         clientInvoker = aeron.conductorAgentInvoker();
+        control.invokers(driverInvoker, clientInvoker);
 
         NodeConfig.Peer me = config.peers().get(self);
         subscription = aeron.addSubscription(channel(me), STREAM_ID);
@@ -218,6 +236,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
             }
         }
+        leaderSession = new LeaderSession(self, queues, peers, drops, control);
         if (clients != null) {
             clients.start(aeron, this);
         }
@@ -236,23 +255,41 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         return "aeron:udp?endpoint=" + peer.host() + ":" + peer.replicationPort();
     }
 
-    private QueueReplica openQueue(NodeConfig.QueueSpec spec, int position) {
-        QueueReplica queue = new QueueReplica(spec, position);
-        Path dir = config.dataDirectory().resolve(spec.name());
-        Quarantine.recoverInterruptedRebuild(dir);
-        queue.store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
-        queue.store.recordAckMode(ackModeMark(spec.ackMode()));
-        queue.history = TermHistory.load(dir);
-        queue.lastIndex = queue.store.lastIndex();
-        return queue;
-    }
-
-    private static long ackModeMark(AckMode mode) {
-        return switch (mode) {
-            case ASYNC -> ReplicaStore.ACK_ASYNC;
-            case REPLICATED_READS -> ReplicaStore.ACK_REPLICATED_READS;
-            case QUORUM -> ReplicaStore.ACK_QUORUM;
-        };
+    /** The queues the opener has made ready join: this node's role is applied to each as it arrives. */
+    private int adoptOpenedQueues(long now) {
+        int pending = 0;
+        int adopted = 0;
+        for (QueueReplica q : queues) {
+            if (q.open) {
+                continue;
+            }
+            QueueOpener.Opened opened = opener.take(q.position);
+            if (opened == null) {
+                pending++;
+                String problem = opener.problem(q.position);
+                q.stateDetail = problem == null ? "opening" : "cannot open yet (retried): " + problem;
+                continue;
+            }
+            q.store = opened.store();
+            q.history = opened.history();
+            q.lastIndex = opened.lastIndex();
+            q.checksums = opened.checksums();
+            q.descriptorWatch = opened.descriptorWatch();
+            q.damage = opened.damage();
+            q.stateDetail = q.damage == null ? "" : q.damage;
+            q.open = true;
+            adopted++;
+            switch (role) {
+                case LEADER -> leadQueue(q, now, q.lastIndex);
+                case FOLLOWER -> followQueue(q, q.lastIndex);
+                default -> stopQueue(q, role);
+            }
+        }
+        if (adopted > 0 && role == NodeStatus.Role.FOLLOWER && peers[leader].established) {
+            follower.sendHello(peers[leader], term); // the leader learns where the new queues stand
+        }
+        queuesPending = pending > 0;
+        return adopted;
     }
 
     @Override
@@ -263,10 +300,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         while ((c = commands.poll()) != null) {
             c.result.completeExceptionally(new ReplicationException("node " + config.nodeId() + " is closed"));
         }
+        opener.close(); // queues opened but not taken are closed there
         if (queues != null) {
             for (QueueReplica q : queues) {
-                if (q != null) {
+                if (q != null && q.open) {
                     closeTails(q);
+                    if (q.checksums != null) {
+                        q.checksums.close();
+                    }
                     if (role == NodeStatus.Role.LEADER) {
                         // A leader that stops no longer takes appends: nothing is written that no one ships.
                         q.store.publishWritableTerm(-1);
@@ -311,11 +352,20 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     public int doWork() {
         int work = driverInvoker.invoke();
         work += clientInvoker.invoke();
+        if (queuesPending) {
+            work += adoptOpenedQueues(System.nanoTime()); // before commands: a command sees every queue opened so far
+        }
         work += runCommands();
         work += subscription.poll(assembler, 64);
         long now = System.nanoTime();
         if (role == NodeStatus.Role.LEADER) {
-            work += leaderWork(now);
+            work += leaderSession.work(now, term);
+            for (PeerLink p : peers) {
+                if (p != null && p.established && leaderSession.quorumNewsFor(p)) {
+                    sendHeartbeat(p, now); // followers bound replicated reads by it: tell them now, not at the next beat
+                    work++;
+                }
+            }
         } else if (role == NodeStatus.Role.FOLLOWER) {
             work += followerWork(now);
         }
@@ -356,7 +406,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
 
     @Override
     public ReplicaStore store(int queue) {
-        return queues[queue].store;
+        QueueReplica q = queues[queue];
+        return q.open ? q.store : null; // not yet handed over by the queue opener
     }
 
     @Override
@@ -469,22 +520,36 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         leader = self;
         long now = System.nanoTime();
         for (QueueReplica q : queues) {
-            closeTails(q);
-            long last = q.store.lastIndex();
-            q.lastIndex = last;
-            q.history.append(term, last); // fsynced before the queue takes appends under this term
-            q.store.recordLeader(q.spec.name(), term);
-            q.selfTail = q.store.rawTailer();
-            if (last >= 0 && !q.selfTail.moveAfter(last)) {
-                q.selfTail.toStart();
+            if (q.open) {
+                leadQueue(q, now, q.store.lastIndex()); // a queue still opening is led when it joins
             }
-            q.forgetSeen();
-            q.state = QueueStatus.State.LIVE;
-            q.stateDetail = "";
-            q.synced = false;
-            updateQuorum(q, now);
-            q.store.publishWritableTerm(term);
         }
+    }
+
+    /**
+     * {@code last}: the queue's last index, read by the caller; a queue that just joined passes what the opener read,
+     * since Chronicle's scan for the end can take seconds on a queue a killed writer left incomplete.
+     */
+    private void leadQueue(QueueReplica q, long now, long last) {
+        closeTails(q);
+        if (q.damage != null) {
+            q.store.publishWritableTerm(-1); // a damaged copy is neither served nor written
+            q.state = QueueStatus.State.CORRUPTED;
+            return;
+        }
+        q.lastIndex = last;
+        q.history.append(term, last); // fsynced before the queue takes appends under this term
+        q.store.recordLeader(q.spec.name(), term);
+        q.selfTail = q.store.rawTailer();
+        if (last >= 0 && !q.selfTail.moveAfter(last)) {
+            q.selfTail.toStart();
+        }
+        q.forgetSeen();
+        q.state = QueueStatus.State.LIVE;
+        q.stateDetail = "";
+        q.synced = false;
+        leaderSession.updateQuorum(q, now);
+        q.store.publishWritableTerm(term);
     }
 
     private void becomeFollower(int leaderPosition) {
@@ -492,32 +557,47 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         role = NodeStatus.Role.FOLLOWER;
         leader = leaderPosition;
         for (QueueReplica q : queues) {
-            q.store.publishWritableTerm(-1); // before anything else: no library appender writes here from now on
-            q.store.recordReplica();
-            closeTails(q);
-            q.lastIndex = q.store.lastIndex();
-            q.synced = false;
-            q.leaderLastIndex = -1;
-            if (q.state != QueueStatus.State.BEHIND_RETENTION) {
-                q.state = QueueStatus.State.CATCHING_UP;
+            if (q.open) {
+                followQueue(q, q.store.lastIndex());
             }
         }
         peers[leaderPosition].challengeSentNanos = System.nanoTime() - CHALLENGE_RETRY_NANOS;
     }
 
+    /** {@code last}: as for {@link #leadQueue}. */
+    private void followQueue(QueueReplica q, long last) {
+        q.store.publishWritableTerm(-1); // before anything else: no library appender writes here from now on
+        q.store.recordReplica();
+        closeTails(q);
+        q.lastIndex = last;
+        q.synced = false;
+        q.leaderLastIndex = -1;
+        if (q.damage != null) {
+            q.state = QueueStatus.State.CORRUPTED;
+        } else if (q.state != QueueStatus.State.BEHIND_RETENTION) {
+            q.state = QueueStatus.State.CATCHING_UP;
+        }
+    }
+
     private void stopServing(NodeStatus.Role newRole) {
         for (QueueReplica q : queues) {
-            q.store.publishWritableTerm(-1);
-            if (newRole == NodeStatus.Role.FENCED) {
-                q.store.recordReplica();
+            if (q.open) {
+                stopQueue(q, newRole);
             }
-            closeTails(q);
-            q.state = QueueStatus.State.STOPPED;
-            q.synced = false;
         }
         dropAllSessions();
         role = newRole;
         leader = -1;
+    }
+
+    private void stopQueue(QueueReplica q, NodeStatus.Role newRole) {
+        q.store.publishWritableTerm(-1);
+        if (newRole == NodeStatus.Role.FENCED) {
+            q.store.recordReplica();
+        }
+        closeTails(q);
+        q.state = q.damage != null ? QueueStatus.State.CORRUPTED : QueueStatus.State.STOPPED;
+        q.synced = false;
     }
 
     // ------------------------------------------------------------------------------------------------ status
@@ -528,6 +608,10 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         List<QueueStatus> list = new ArrayList<>();
         for (QueueReplica q : queues) {
             List<QueueStatus.PeerProgress> progress = new ArrayList<>();
+            if (!q.open) { // still opening: nothing held is known yet
+                list.add(new QueueStatus(q.spec.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, progress, 0, drops.total()));
+                continue;
+            }
             if (role == NodeStatus.Role.LEADER) {
                 for (PeerLink p : peers) {
                     if (p != null) {
@@ -576,276 +660,34 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
     }
 
-    // ------------------------------------------------------------------------------------------------ leader
-
-    private int leaderWork(long now) {
-        int work = 0;
-        boolean checkDescriptors = now - lastDescriptorCheckNanos >= HEARTBEAT_NANOS;
-        if (checkDescriptors) {
-            lastDescriptorCheckNanos = now;
-        }
+    /** Why a queue is in its state (e.g. which excerpt is damaged); empty when there is nothing to say. */
+    public String stateDetail(String queue) {
         for (QueueReplica q : queues) {
-            int tailed = tailSelf(q, now);
-            work += tailed;
-            // A queue that had no descriptor when the followers joined: the first excerpts must not reach them
-            // before it does (a follower promoted with excerpts and no descriptor could not serve the queue).
-            // The library writes the descriptor before its first excerpt, so it is there once an excerpt is seen.
-            if (checkDescriptors || (tailed > 0 && q.sentDescriptor == null)) {
-                resendChangedDescriptor(q);
-            }
-            for (PeerLink p : peers) {
-                if (p != null && p.established) {
-                    work += ship(p, q);
-                }
-            }
-            updateQuorum(q, now);
-        }
-        for (PeerLink p : peers) {
-            if (p != null && p.established && quorumNewsFor(p)) {
-                sendHeartbeat(p, now); // followers bound replicated reads by it: tell them now, not at the next beat
-                work++;
+            if (q.spec.name().equals(queue)) {
+                return q.stateDetail == null ? "" : q.stateDetail;
             }
         }
-        return work;
+        throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
     }
 
-    /** The quorum index of a queue moved past what this follower was last told, and no DATA frame is waiting to say it. */
-    private boolean quorumNewsFor(PeerLink p) {
+    /** Follower: bytes of a large excerpt received in pieces and not yet stored (0: none). Duty-cycle thread. */
+    public long bytesAssembling(String queue) {
         for (QueueReplica q : queues) {
-            PeerLink.FollowerQueue f = p.progress[q.position];
-            if (f.streaming && f.pendingLength == 0 && q.quorumIndex > f.quorumSent) {
-                return true;
+            if (q.spec.name().equals(queue)) {
+                return q.partReceived;
             }
         }
-        return false;
-    }
-
-    /**
-     * The descriptor changes after followers got it when the first library writer creates it (a new queue) or a
-     * rotated key records its fingerprint: followers get the new bytes, with "resume after" at the leader's last
-     * index so that they truncate nothing.
-     */
-    private void resendChangedDescriptor(QueueReplica q) {
-        byte[] current = q.store.descriptorBytes();
-        if (current == null || java.util.Arrays.equals(current, q.sentDescriptor)) {
-            return;
-        }
-        q.sentDescriptor = current;
-        for (PeerLink p : peers) {
-            PeerLink.FollowerQueue f = p == null ? null : p.progress[q.position];
-            if (p != null && p.established && f.streaming) {
-                // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
-                // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
-                sendDescriptor(p, q, Math.max(q.lastIndex, f.sentIndex), q.store.firstIndex());
-            }
-        }
-    }
-
-    /** The leader's own tail: finds what the library appended (last index, first-sighting times). */
-    private int tailSelf(QueueReplica q, long now) {
-        if (q.selfTail == null) {
-            return 0;
-        }
-        int n = 0;
-        long index;
-        while (n < SELF_TAIL_PER_CYCLE && (index = q.selfTail.skipNext()) >= 0) {
-            q.lastIndex = index;
-            q.seen(index, now);
-            n++;
-        }
-        return n;
-    }
-
-    /** Sends the next DATA batch of {@code q} to follower {@code p}; back-pressure keeps the frame for the next cycle. */
-    private int ship(PeerLink p, QueueReplica q) {
-        PeerLink.FollowerQueue f = p.progress[q.position];
-        if (!f.streaming) {
-            return 0;
-        }
-        if (f.pendingLength == 0) {
-            buildBatch(p, q, f);
-            if (f.pendingLength == 0) {
-                return 0;
-            }
-        }
-        long sequence = p.txSequence + 1;
-        if (f.pendingSequence != sequence) {
-            // Stamped and signed when offered, not when built: a control frame sent while this batch waited under
-            // back-pressure took the next sequence, and the follower drops anything not above the last it saw.
-            f.pending.putLong(Frame.SEQUENCE_OFFSET, sequence, Frame.ORDER);
-            p.sessionMac.sign(f.pending, 0, f.pendingLength);
-            f.pendingSequence = sequence;
-        }
-        long result = p.publication.offer(f.pending, 0, f.pendingLength);
-        if (result > 0) {
-            p.txSequence = sequence;
-            f.pendingLength = 0;
-            return 1;
-        }
-        if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
-            p.dropSession(); // the follower is gone; it re-handshakes and HELLO tells where it stands
-        } else if (result == Publication.MAX_POSITION_EXCEEDED) {
-            LOG.log(System.Logger.Level.ERROR, "publication to " + p.id + " reached its maximum position; dropping the session");
-            p.dropSession();
-        }
-        return 0; // BACK_PRESSURED or ADMIN_ACTION: the same frame goes next cycle
-    }
-
-    private void buildBatch(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
-        ReplicaStore.RawTailer tailer = f.tailer;
-        int maxMessage = p.publication.maxMessageLength();
-        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0) // sequence and MAC: see ship()
-                .u16(q.position).u16(0);
-        int countAt = encoder.position();
-        encoder.i32(0).i64(q.quorumIndex);
-        int count = 0;
-        int bytes = 0;
-        while (count < DataBody.MAX_COUNT) {
-            int length = tailer.next();
-            if (length < 0) {
-                break;
-            }
-            int needed = 12 + length;
-            if (count > 0 && bytes + needed > MAX_BATCH_BYTES) {
-                tailer.unread();
-                break;
-            }
-            if (Frame.HEADER_LENGTH + 16 + needed + Frame.MAC_LENGTH > maxMessage) {
-                tailer.unread();
-                q.state = QueueStatus.State.CORRUPTED;
-                q.stateDetail = "excerpt 0x" + Long.toHexString(tailer.index()) + " of " + length
-                        + " bytes exceeds the replication message limit " + maxMessage + "; replication of this queue stopped";
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
-                f.streaming = false;
-                break;
-            }
-            encoder.i64(tailer.index()).i32(length).bytes(tailer.bytes(), 0, length);
-            bytes += needed;
-            count++;
-            f.sentIndex = tailer.index();
-        }
-        if (count == 0) {
-            f.pendingLength = 0;
-            return;
-        }
-        encoder.putI32At(countAt, count);
-        f.pendingLength = encoder.finish();
-        f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
-        f.pendingSequence = 0;
-        q.bytesReplicated += bytes;
-    }
-
-    /** The highest index a majority holds (the leader counts as holding all it has): published for the library. */
-    private void updateQuorum(QueueReplica q, long now) {
-        int n = config.peers().size();
-        int v = 0;
-        for (int i = 0; i < n; i++) {
-            if (i == self) {
-                votes[v++] = q.lastIndex;
-            } else {
-                PeerLink.FollowerQueue f = peers[i].progress[q.position];
-                votes[v++] = Math.min(f.durableIndex, q.lastIndex);
-            }
-        }
-        java.util.Arrays.sort(votes, 0, v);
-        long quorum = votes[v - (n / 2 + 1)]; // the (majority)-th highest
-        if (quorum > q.quorumIndex) {
-            q.quorumIndex = quorum;
-            q.store.publishQuorumIndex(quorum);
-            q.quorumReached(quorum, now, q.spec.ackMode() == AckMode.QUORUM);
-        }
-    }
-
-    private void onHello(PeerLink p) {
-        if (hello.queueCount() != queues.length) {
-            refuse(p, RefusalReason.QUEUE_MISMATCH, RefusalBody.NO_QUEUE, queues.length,
-                    "follower hosts " + hello.queueCount() + " queues, leader " + queues.length);
-            return;
-        }
-        for (int q = 0; q < queues.length; q++) {
-            if (!hello.queueName(q).equals(queues[q].spec.name())) {
-                refuse(p, RefusalReason.QUEUE_MISMATCH, q, 0, "queue " + q + " is '" + queues[q].spec.name()
-                        + "' on the leader, '" + hello.queueName(q) + "' on the follower");
-                return;
-            }
-        }
-        long now = System.nanoTime();
-        for (int q = 0; q < queues.length; q++) {
-            QueueReplica queue = queues[q];
-            tailSelf(queue, now);
-            while (tailSelf(queue, now) == SELF_TAIL_PER_CYCLE) {
-                // catch the own tail up fully: the shared end is computed against the last index held
-            }
-            List<TermHistory.Entry> followerHistory = new ArrayList<>();
-            for (int i = 0; i < hello.termCount(q); i++) {
-                followerHistory.add(new TermHistory.Entry(hello.term(q, i), hello.previousLastIndex(q, i)));
-            }
-            long followerLast = hello.lastIndex(q);
-            long shared = followerLast < 0 ? -1
-                    : TermHistory.sharedEnd(queue.history.entries(), queue.lastIndex, followerHistory, followerLast);
-            PeerLink.FollowerQueue f = p.progress[q];
-            f.reset();
-            f.durableIndex = -1;
-            long first = queue.store.firstIndex();
-            ReplicaStore.RawTailer tailer = queue.store.rawTailer();
-            boolean positioned;
-            if (shared < 0) {
-                tailer.toStart();
-                positioned = true;
-            } else {
-                try {
-                    positioned = tailer.moveAfter(shared);
-                } catch (RuntimeException missingCycle) { // the cycle file holding it was deleted under Chronicle
-                    positioned = false;
-                }
-            }
-            if (!positioned) {
-                tailer.close();
-                f.state = QueueStatus.State.BEHIND_RETENTION;
-                refuse(p, RefusalReason.BEHIND_RETENTION, q, first, "the follower needs the excerpt after 0x"
-                        + Long.toHexString(shared) + " but the leader's first index is 0x" + Long.toHexString(first));
-                continue;
-            }
-            f.tailer = tailer;
-            f.streaming = true;
-            f.state = QueueStatus.State.CATCHING_UP;
-            sendDescriptor(p, queue, shared, first);
-        }
-    }
-
-    private void sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
-        byte[] descriptorBytes = q.store.descriptorBytes();
-        q.sentDescriptor = descriptorBytes;
-        List<TermHistory.Entry> entries = q.history.entries();
-        encoder.begin(tx, 0, FrameType.DESCRIPTOR, self, term, p.sessionId, ++p.txSequence)
-                .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());
-        for (TermHistory.Entry e : entries) {
-            encoder.i64(e.term()).i64(e.previousLastIndex());
-        }
-        if (descriptorBytes == null) {
-            encoder.i32(0);
-        } else {
-            encoder.i32(descriptorBytes.length).bytes(descriptorBytes, 0, descriptorBytes.length);
-        }
-        sendSession(p, encoder.finish());
-    }
-
-    private void onAck(PeerLink p) {
-        int q = ack.queue();
-        if (q >= queues.length) {
-            drops.increment(DropReason.UNEXPECTED);
-            return;
-        }
-        PeerLink.FollowerQueue f = p.progress[q];
-        if (ack.durableIndex() > f.durableIndex) {
-            f.durableIndex = ack.durableIndex();
-        }
-        f.state = ack.state();
+        throw new IllegalArgumentException("queue '" + queue + "' is not hosted by node " + config.nodeId());
     }
 
     // ------------------------------------------------------------------------------------------------ follower
 
     private int followerWork(long now) {
+        for (QueueReplica q : queues) {
+            if (q.open) {
+                q.checksums.flushIfDue(now); // housekeeping: not counted as work, so the idle strategy still backs off
+            }
+        }
         PeerLink p = peers[leader];
         if (p.established) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
@@ -860,8 +702,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 }
                 return 1;
             }
-            if (now - lastHelloNanos > HELLO_RETRY_NANOS && awaitsDescriptor()) {
-                sendHello(p); // the HELLO or its answer was lost (control frames are not retried forever)
+            if (follower.helloDue(now)) {
+                follower.sendHello(p, term); // the HELLO or its answer was lost (control frames are not retried forever)
                 return 1;
             }
             return 0;
@@ -870,160 +712,11 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             p.challengeSentNanos = now;
             p.pendingSessionId = random.nextLong() & Long.MAX_VALUE;
             random.nextBytes(p.initiatorNonce);
-            encoder.begin(tx, 0, FrameType.CHALLENGE, self, term, p.pendingSessionId, 0)
-                    .bytes(p.initiatorNonce, 0, HandshakeBody.NONCE_LENGTH);
-            int length = encoder.finish();
-            handshakeMac.sign(tx, 0, length);
-            p.publication.offer(tx, 0, length); // lost or refused: retried after CHALLENGE_RETRY_NANOS
+            control.handshake(FrameType.CHALLENGE, term, p.pendingSessionId).bytes(p.initiatorNonce, 0, HandshakeBody.NONCE_LENGTH);
+            control.sendHandshake(p, true); // lost or refused: retried after CHALLENGE_RETRY_NANOS
             return 1;
         }
         return 0;
-    }
-
-    /** A queue still waits for the leader's DESCRIPTOR (not one the leader refused for good). */
-    private boolean awaitsDescriptor() {
-        for (QueueReplica q : queues) {
-            if (!q.synced && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
-                    && q.state != QueueStatus.State.DISK_FULL) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void sendHello(PeerLink p) {
-        lastHelloNanos = System.nanoTime();
-        encoder.begin(tx, 0, FrameType.HELLO, self, term, p.sessionId, ++p.txSequence).u16(queues.length);
-        for (QueueReplica q : queues) {
-            encoder.shortString(q.spec.name()).i64(q.lastIndex).u16(q.history.entries().size());
-            for (TermHistory.Entry e : q.history.entries()) {
-                encoder.i64(e.term()).i64(e.previousLastIndex());
-            }
-        }
-        sendSession(p, encoder.finish());
-    }
-
-    private void onDescriptor(PeerLink p) {
-        int position = descriptor.queue();
-        if (position >= queues.length) {
-            drops.increment(DropReason.UNEXPECTED);
-            return;
-        }
-        QueueReplica q = queues[position];
-        long resumeAfter = descriptor.resumeAfter();
-        try {
-            if (q.lastIndex > resumeAfter) {
-                // Our excerpts after the shared index were never the leader's: moved aside, never served, never deleted.
-                q.store = Quarantine.truncateAfter(q.store, q.spec.name(), resumeAfter);
-                q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
-                q.store.publishWritableTerm(-1);
-                q.lastIndex = q.store.lastIndex();
-                if (q.lastIndex > resumeAfter) {
-                    throw new ReplicationException("after quarantine the last index is still 0x" + Long.toHexString(q.lastIndex));
-                }
-            }
-            byte[] bytes = descriptor.descriptor();
-            if (bytes != null && !java.util.Arrays.equals(bytes, q.store.descriptorBytes())) {
-                try {
-                    q.store.installDescriptor(bytes);
-                } catch (io.queueenterprise.queue.QueueConfigurationException e) {
-                    if (e.problem() != io.queueenterprise.queue.QueueConfigurationException.Problem.IDENTITY_MISMATCH || q.lastIndex >= 0) {
-                        throw e;
-                    }
-                    // An empty copy of another incarnation (e.g. a leader that never shipped its first excerpt
-                    // here): its files are set aside like any divergence, then the leader's identity is taken.
-                    q.store = Quarantine.truncateAfter(q.store, q.spec.name(), -1);
-                    q.store.recordAckMode(ackModeMark(q.spec.ackMode()));
-                    q.store.publishWritableTerm(-1);
-                    q.store.installDescriptor(bytes);
-                }
-            }
-            List<TermHistory.Entry> leaderHistory = new ArrayList<>();
-            for (int i = 0; i < descriptor.termCount(); i++) {
-                leaderHistory.add(new TermHistory.Entry(descriptor.term(i), descriptor.previousLastIndex(i)));
-            }
-            if (!leaderHistory.equals(q.history.entries())) {
-                q.history.replace(leaderHistory); // fsynced before any excerpt of these terms is stored
-            }
-            q.synced = true;
-            q.state = q.lastIndex >= q.leaderLastIndex && q.leaderLastIndex >= 0 ? QueueStatus.State.LIVE : QueueStatus.State.CATCHING_UP;
-            q.stateDetail = "";
-        } catch (RuntimeException e) {
-            q.state = QueueStatus.State.CORRUPTED;
-            q.stateDetail = "cannot take the leader's copy: " + e.getMessage();
-            LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail, e);
-            refuse(p, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
-            return;
-        }
-        sendAck(p, q);
-    }
-
-    private void onData(PeerLink p) {
-        int position = data.queue();
-        if (position >= queues.length || !queues[position].synced) {
-            drops.increment(DropReason.UNEXPECTED);
-            return;
-        }
-        QueueReplica q = queues[position];
-        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
-            return;
-        }
-        byte[] array = rx.byteArray();
-        while (data.next()) {
-            long index = data.index();
-            if (index <= q.lastIndex) {
-                continue; // already held (a batch resent after a reconnect)
-            }
-            if (!ReplicaStore.isNext(q.store.rollCycle(), q.lastIndex, index)) {
-                // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
-                LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": excerpt 0x" + Long.toHexString(index)
-                        + " does not follow 0x" + Long.toHexString(q.lastIndex) + "; resynchronising");
-                q.synced = false;
-                q.state = QueueStatus.State.CATCHING_UP;
-                sendHello(p);
-                break;
-            }
-            try {
-                q.store.writeAt(index, array, data.excerptOffset(), data.excerptLength());
-            } catch (RuntimeException | Error e) {
-                boolean full = isDiskFull(e);
-                q.state = full ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
-                q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
-                refuse(p, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
-                break;
-            }
-            q.lastIndex = index;
-            q.bytesReplicated += data.excerptLength();
-        }
-        long quorum = Math.min(data.quorumIndex(), q.lastIndex);
-        if (quorum > q.quorumIndex) {
-            q.quorumIndex = quorum;
-            q.store.publishQuorumIndex(quorum);
-        }
-        if (q.state == QueueStatus.State.CATCHING_UP && q.synced && q.lastIndex >= q.leaderLastIndex) {
-            q.state = QueueStatus.State.LIVE;
-        }
-        sendAck(p, q);
-    }
-
-    private static boolean isDiskFull(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof io.queueenterprise.queue.StorageFullException) {
-                return true; // refused before writing: nothing half written
-            }
-            String m = String.valueOf(t.getMessage());
-            if (m.contains("No space left") || m.contains("ENOSPC") || m.contains("Disk quota")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void sendAck(PeerLink p, QueueReplica q) {
-        encoder.begin(tx, 0, FrameType.ACK, self, term, p.sessionId, ++p.txSequence)
-                .u16(q.position).u8(q.state.ordinal()).i64(q.lastIndex);
-        sendSession(p, encoder.finish());
     }
 
     // ------------------------------------------------------------------------------------------------ both
@@ -1044,47 +737,21 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
 
     private void sendHeartbeat(PeerLink p, long now) {
         p.lastHeartbeatSentNanos = now;
-        encoder.begin(tx, 0, FrameType.HEARTBEAT, self, term, p.sessionId, ++p.txSequence).i64(now);
+        FrameEncoder out = control.session(FrameType.HEARTBEAT, term, p).i64(now);
         if (role == NodeStatus.Role.LEADER) {
-            encoder.u16(queues.length);
+            out.u16(queues.length);
             for (QueueReplica q : queues) {
-                encoder.i64(q.lastIndex).i64(q.quorumIndex);
+                out.i64(q.lastIndex).i64(q.quorumIndex);
                 p.progress[q.position].quorumSent = q.quorumIndex;
             }
         } else {
-            encoder.u16(0);
+            out.u16(0);
         }
-        sendSession(p, encoder.finish());
-    }
-
-    private void sendSession(PeerLink p, int length) {
-        p.sessionMac.sign(tx, 0, length);
-        offerControl(p, tx, length);
-    }
-
-    /**
-     * Control frames (acks, descriptors, heartbeats, refusals) are small and rare: a short retry under back-pressure;
-     * a frame still refused is lost, and the protocol recovers (acks and heartbeats repeat; a lost descriptor times
-     * out the session, which re-handshakes).
-     */
-    private void offerControl(PeerLink p, DirectBuffer buffer, int length) {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            long result = p.publication.offer(buffer, 0, length);
-            if (result > 0 || result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
-                return;
-            }
-            driverInvoker.invoke();
-            clientInvoker.invoke();
-        }
+        control.sendSession(p);
     }
 
     private void refuse(PeerLink p, RefusalReason reason, int queue, long detail, String message) {
-        boolean session = p.established;
-        encoder.begin(tx, 0, FrameType.REFUSAL, self, term, session ? p.sessionId : frame.sessionId(),
-                session ? ++p.txSequence : 0).u16(reason.code).u16(queue).i64(detail).message(message);
-        int length = encoder.finish();
-        (session ? p.sessionMac : handshakeMac).sign(tx, 0, length);
-        offerControl(p, tx, length);
+        control.refuse(p, term, frame.sessionId(), reason, queue, detail, message);
     }
 
     private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
@@ -1157,11 +824,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.awaitingProof = true;
                 byte[] proof = SessionCrypto.proof(credential, "responder", p.pendingSessionId, p.position, self, term,
                         p.initiatorNonce, p.responderNonce);
-                encoder.begin(tx, 0, FrameType.CHALLENGE_RESPONSE, self, term, p.pendingSessionId, 0)
+                control.handshake(FrameType.CHALLENGE_RESPONSE, term, p.pendingSessionId)
                         .bytes(p.initiatorNonce, 0, 32).bytes(p.responderNonce, 0, 32).bytes(proof, 0, 32);
-                int length = encoder.finish();
-                handshakeMac.sign(tx, 0, length);
-                offerControl(p, tx, length);
+                control.sendHandshake(p, false);
             }
             case CHALLENGE_RESPONSE -> {
                 handshake.wrap(frame);
@@ -1184,15 +849,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 }
                 byte[] proof = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, self, p.position, term,
                         p.initiatorNonce, p.responderNonce);
-                encoder.begin(tx, 0, FrameType.PROOF, self, term, p.pendingSessionId, 0).bytes(proof, 0, 32);
-                int length = encoder.finish();
-                handshakeMac.sign(tx, 0, length);
-                offerControl(p, tx, length);
+                control.handshake(FrameType.PROOF, term, p.pendingSessionId).bytes(proof, 0, 32);
+                control.sendHandshake(p, false);
                 establish(p, self, p.position, now);
                 for (QueueReplica q : queues) {
                     q.synced = false;
+                    q.dropPart(); // a new session starts any large excerpt over
                 }
-                sendHello(p);
+                follower.sendHello(p, term);
             }
             case PROOF -> {
                 handshake.wrap(frame);
@@ -1217,7 +881,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                     drops.increment(DropReason.UNEXPECTED);
                     return;
                 }
-                onHello(p);
+                leaderSession.onHello(p, hello, term);
             }
             case DESCRIPTOR -> {
                 descriptor.wrap(frame);
@@ -1226,7 +890,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                     drops.increment(DropReason.UNEXPECTED);
                     return;
                 }
-                onDescriptor(p);
+                follower.onDescriptor(p, descriptor, term);
             }
             case DATA -> {
                 data.wrap(frame);
@@ -1235,7 +899,16 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                     drops.increment(DropReason.UNEXPECTED);
                     return;
                 }
-                onData(p);
+                follower.onData(p, data, term);
+            }
+            case EXCERPT_PART -> {
+                part.wrap(frame);
+                p.lastHeardNanos = now;
+                if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
+                    drops.increment(DropReason.UNEXPECTED);
+                    return;
+                }
+                follower.onExcerptPart(p, part, term);
             }
             case ACK -> {
                 ack.wrap(frame);
@@ -1244,36 +917,13 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                     drops.increment(DropReason.UNEXPECTED);
                     return;
                 }
-                onAck(p);
+                leaderSession.onAck(p, ack);
             }
             case HEARTBEAT -> {
                 heartbeat.wrap(frame);
                 p.lastHeardNanos = now;
                 if (role == NodeStatus.Role.FOLLOWER && p.position == leader) {
-                    boolean resynchronise = false;
-                    for (int q = 0; q < Math.min(heartbeat.count(), queues.length); q++) {
-                        QueueReplica queue = queues[q];
-                        if (queue.state == QueueStatus.State.DISK_FULL && queue.store.hasRoomToWrite()) {
-                            // space was freed: go on from what this copy holds, through HELLO, as after any gap
-                            LOG.log(System.Logger.Level.INFO, queue.spec.name() + ": room to write again; catching up");
-                            queue.state = QueueStatus.State.CATCHING_UP;
-                            queue.stateDetail = null;
-                            queue.synced = false;
-                            resynchronise = true;
-                        }
-                        queue.leaderLastIndex = heartbeat.lastIndex(q);
-                        long quorum = Math.min(heartbeat.quorumIndex(q), queue.lastIndex);
-                        if (quorum > queue.quorumIndex) {
-                            queue.quorumIndex = quorum;
-                            queue.store.publishQuorumIndex(quorum);
-                        }
-                        if (queue.synced && queue.state == QueueStatus.State.CATCHING_UP && queue.lastIndex >= queue.leaderLastIndex) {
-                            queue.state = QueueStatus.State.LIVE;
-                        }
-                    }
-                    if (resynchronise) {
-                        sendHello(p);
-                    }
+                    follower.onHeartbeat(p, heartbeat, term);
                 }
             }
             case REFUSAL -> {

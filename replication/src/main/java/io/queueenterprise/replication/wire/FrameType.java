@@ -19,7 +19,9 @@ public enum FrameType {
     /** Both ways: liveness, and on the leader's side each queue's last and quorum index. */
     HEARTBEAT(8),
     /** A typed refusal (stale term, behind retention, ...). */
-    REFUSAL(9);
+    REFUSAL(9),
+    /** Leader: one consecutive part of an excerpt too large for a DATA batch; the follower stores it when whole. */
+    EXCERPT_PART(10);
 
     private static final FrameType[] BY_CODE = new FrameType[16];
 

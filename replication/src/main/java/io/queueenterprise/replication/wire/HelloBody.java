@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
  * HELLO: a follower's state per queue, in its configuration order.
  * <pre>
  * u16 queue count (1..{@value #MAX_QUEUES})
- * per queue: u8 name length (1..255), name (UTF-8), i64 last index (-1: empty),
+ * per queue: u8 name length (1..255), name (UTF-8), i64 last index (-1: empty; {@value #NOT_OPEN}: not open yet),
  *            u16 term count, (i64 term, i64 last index before the term) per term, terms increasing
  * </pre>
  */
@@ -18,6 +18,8 @@ public final class HelloBody {
     private final BodyReader reader = new BodyReader();
     private final int[] nameOffsets = new int[MAX_QUEUES];
     private final int[] nameLengths = new int[MAX_QUEUES];
+    /** The follower has not opened this queue yet (Chronicle still recovering it): nothing to stream. */
+    public static final long NOT_OPEN = -2;
     private final long[] lastIndexes = new long[MAX_QUEUES];
     private final int[] termCounts = new int[MAX_QUEUES];
     private final int[] termOffsets = new int[MAX_QUEUES];
@@ -38,7 +40,7 @@ public final class HelloBody {
             nameLengths[q] = nameLength;
             nameOffsets[q] = reader.skip(nameLength, "queue.name");
             long last = reader.i64("queue.lastIndex");
-            if (last < -1) {
+            if (last < NOT_OPEN) {
                 throw new MalformedFrameException("queue.lastIndex", "negative index " + last);
             }
             lastIndexes[q] = last;

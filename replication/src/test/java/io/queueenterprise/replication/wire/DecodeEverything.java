@@ -12,6 +12,7 @@ final class DecodeEverything {
     private final HelloBody hello = new HelloBody();
     private final DescriptorBody descriptor = new DescriptorBody();
     private final DataBody data = new DataBody();
+    private final ExcerptPartBody part = new ExcerptPartBody();
     private final AckBody ack = new AckBody();
     private final HeartbeatBody heartbeat = new HeartbeatBody();
     private final RefusalBody refusal = new RefusalBody();
@@ -79,6 +80,18 @@ final class DecodeEverything {
             }
             if (n != data.count()) {
                 throw new AssertionError("DATA iterated " + n + " excerpts, count says " + data.count());
+            }
+            accepted++;
+        } catch (MalformedFrameException expected) {
+            // refused: fine
+        }
+        try {
+            part.wrap(frame);
+            sink += part.queue() + part.quorumIndex() + part.index() + part.totalLength() + part.partOffset()
+                    + part.buffer().getByte(part.bytesOffset()) + part.buffer().getByte(part.bytesOffset() + part.bytesLength() - 1)
+                    + (part.isLast() ? 1 : 0);
+            if (part.partOffset() + part.bytesLength() > part.totalLength()) {
+                throw new AssertionError("EXCERPT_PART piece runs past its excerpt");
             }
             accepted++;
         } catch (MalformedFrameException expected) {

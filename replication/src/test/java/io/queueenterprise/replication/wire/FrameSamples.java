@@ -30,6 +30,8 @@ final class FrameSamples {
                 .i32(5).bytes("x=1\n\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 5)));
         samples.add(finish(b, e.begin(b, 0, FrameType.DATA, 0, 2, 77, 2).u16(0).u16(0).i32(2).i64(31)
                 .i64(31).i32(3).bytes(new byte[]{1, 2, 3}, 0, 3).i64(32).i32(0)));
+        samples.add(finish(b, e.begin(b, 0, FrameType.EXCERPT_PART, 0, 2, 77, 3).u16(0).u16(0).i64(31).i64(33).i32(5).i32(2)
+                .bytes(new byte[]{3, 4, 5}, 0, 3)));
         samples.add(finish(b, e.begin(b, 0, FrameType.ACK, 1, 2, 77, 2).u16(0).u8(0).i64(32)));
         samples.add(finish(b, e.begin(b, 0, FrameType.HEARTBEAT, 0, 2, 77, 3).i64(123456789L).u16(1).i64(32).i64(31)));
         samples.add(finish(b, e.begin(b, 0, FrameType.REFUSAL, 0, 2, 77, 4).u16(RefusalReason.STALE_TERM.code)

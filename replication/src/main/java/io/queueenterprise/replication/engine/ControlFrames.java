@@ -1,0 +1,90 @@
+package io.queueenterprise.replication.engine;
+
+import io.aeron.Publication;
+import io.queueenterprise.replication.session.SessionCrypto;
+import io.queueenterprise.replication.wire.FrameEncoder;
+import io.queueenterprise.replication.wire.FrameType;
+import io.queueenterprise.replication.wire.RefusalReason;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.AgentInvoker;
+
+/**
+ * Builds, MACs and offers the node's control frames (handshake, HELLO, DESCRIPTOR, ACK, HEARTBEAT, REFUSAL) in one
+ * reusable buffer. Control frames are small and rare: under back-pressure they are offered a bounded number of
+ * times, driving the media driver between tries, then dropped; the protocol recovers (acks and heartbeats repeat,
+ * HELLO is re-sent, a lost descriptor times the session out). DATA batches do not come here: they wait for their
+ * publication in their follower's own buffer. Duty-cycle thread only.
+ */
+final class ControlFrames {
+    private static final int OFFER_ATTEMPTS = 100;
+
+    private final int self;
+    private final SessionCrypto.FrameMac handshakeMac;
+    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
+    private final FrameEncoder encoder = new FrameEncoder();
+    private AgentInvoker driverInvoker;
+    private AgentInvoker clientInvoker;
+
+    ControlFrames(int self, SessionCrypto.FrameMac handshakeMac) {
+        this.self = self;
+        this.handshakeMac = handshakeMac;
+    }
+
+    /** The embedded driver's and client's invokers, run between offers under back-pressure. */
+    void invokers(AgentInvoker driver, AgentInvoker client) {
+        this.driverInvoker = driver;
+        this.clientInvoker = client;
+    }
+
+    /** Begins a session frame to {@code p} with the session's next sequence; finish with {@link #sendSession}. */
+    FrameEncoder session(FrameType type, long term, PeerLink p) {
+        return encoder.begin(tx, 0, type, self, term, p.sessionId, ++p.txSequence);
+    }
+
+    /** MACs the frame begun by {@link #session} under the session key and offers it. */
+    void sendSession(PeerLink p) {
+        int length = encoder.finish();
+        p.sessionMac.sign(tx, 0, length);
+        offer(p, length);
+    }
+
+    /** Begins a handshake frame (sequence 0) for session {@code sessionId}; finish with {@link #sendHandshake}. */
+    FrameEncoder handshake(FrameType type, long term, long sessionId) {
+        return encoder.begin(tx, 0, type, self, term, sessionId, 0);
+    }
+
+    /** MACs the frame begun by {@link #handshake} under the handshake key and offers it; {@code once}: no retry. */
+    void sendHandshake(PeerLink p, boolean once) {
+        int length = encoder.finish();
+        handshakeMac.sign(tx, 0, length);
+        if (once) {
+            p.publication.offer(tx, 0, length); // lost or refused: its sender retries on its own timer
+        } else {
+            offer(p, length);
+        }
+    }
+
+    /**
+     * A typed refusal: in the session when there is one, else MACed under the handshake key for the session the
+     * refused frame named ({@code sessionOfRefusedFrame}).
+     */
+    void refuse(PeerLink p, long term, long sessionOfRefusedFrame, RefusalReason reason, int queue, long detail, String message) {
+        boolean session = p.established;
+        encoder.begin(tx, 0, FrameType.REFUSAL, self, term, session ? p.sessionId : sessionOfRefusedFrame,
+                session ? ++p.txSequence : 0).u16(reason.code).u16(queue).i64(detail).message(message);
+        int length = encoder.finish();
+        (session ? p.sessionMac : handshakeMac).sign(tx, 0, length);
+        offer(p, length);
+    }
+
+    private void offer(PeerLink p, int length) {
+        for (int attempt = 0; attempt < OFFER_ATTEMPTS; attempt++) {
+            long result = p.publication.offer(tx, 0, length);
+            if (result > 0 || result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
+                return;
+            }
+            driverInvoker.invoke();
+            clientInvoker.invoke();
+        }
+    }
+}

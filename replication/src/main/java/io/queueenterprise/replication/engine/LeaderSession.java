@@ -1,0 +1,355 @@
+package io.queueenterprise.replication.engine;
+
+import io.aeron.Publication;
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.wire.AckBody;
+import io.queueenterprise.replication.wire.DataBody;
+import io.queueenterprise.replication.wire.Frame;
+import io.queueenterprise.replication.wire.FrameEncoder;
+import io.queueenterprise.replication.wire.FrameType;
+import io.queueenterprise.replication.wire.HelloBody;
+import io.queueenterprise.replication.wire.RefusalBody;
+import io.queueenterprise.replication.wire.RefusalReason;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A leader's side of the data path, for every hosted queue and follower: finds what the library appended (its own
+ * tail), answers HELLO with where the copies agree (DESCRIPTOR), streams DATA batches and EXCERPT_PARTs from one
+ * tailer per follower and queue under back-pressure, resends a changed descriptor, takes acks and publishes the
+ * quorum index. Frames reach it authenticated, in sequence and at this node's term; sessions and heartbeats are the
+ * agent's. Duty-cycle thread only.
+ */
+final class LeaderSession {
+    private static final System.Logger LOG = System.getLogger(LeaderSession.class.getName());
+
+    private final int self;
+    private final QueueReplica[] queues;
+    private final PeerLink[] peers;
+    private final DropCounters drops;
+    private final ControlFrames control;
+    /** Encodes DATA and EXCERPT_PART frames into each follower's pending buffer. */
+    private final FrameEncoder encoder = new FrameEncoder();
+    private final long[] votes;
+    /** The term this node leads, which every frame carries. */
+    private long term;
+    private long lastDescriptorCheckNanos;
+
+    LeaderSession(int self, QueueReplica[] queues, PeerLink[] peers, DropCounters drops, ControlFrames control) {
+        this.self = self;
+        this.queues = queues;
+        this.peers = peers;
+        this.drops = drops;
+        this.control = control;
+        this.votes = new long[peers.length];
+    }
+
+    /** One duty cycle's leading: the own tail, changed descriptors, a batch per follower and queue, the quorum index. */
+    int work(long now, long term) {
+        this.term = term;
+        int work = 0;
+        boolean checkDescriptors = now - lastDescriptorCheckNanos >= ReplicationAgent.HEARTBEAT_NANOS;
+        if (checkDescriptors) {
+            lastDescriptorCheckNanos = now;
+        }
+        long nowMillis = checkDescriptors ? System.currentTimeMillis() : 0;
+        for (QueueReplica q : queues) {
+            if (!q.open) {
+                continue;
+            }
+            int tailed = tailSelf(q, now);
+            work += tailed;
+            if (checkDescriptors && q.descriptorWatch.mayHaveChanged(nowMillis)) {
+                resendChangedDescriptor(q); // reads the file: only when its stamp says it may have changed
+            } else if (tailed > 0 && q.sentDescriptor == null) {
+                // A queue that had no descriptor when the followers joined: its first excerpts must not reach them
+                // before it does (a follower promoted with excerpts and no descriptor could not serve the queue).
+                // The library writes the descriptor before its first excerpt, so it is there once one is seen.
+                resendChangedDescriptor(q);
+            }
+            for (PeerLink p : peers) {
+                if (p != null && p.established) {
+                    work += ship(p, q);
+                }
+            }
+            updateQuorum(q, now);
+        }
+        return work;
+    }
+
+    /** The quorum index of a queue moved past what this follower was last told, and no DATA frame is waiting to say it. */
+    boolean quorumNewsFor(PeerLink p) {
+        for (QueueReplica q : queues) {
+            PeerLink.FollowerQueue f = p.progress[q.position];
+            if (f.streaming && f.pendingLength == 0 && q.quorumIndex > f.quorumSent) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The descriptor changes after followers got it when the first library writer creates it (a new queue) or a
+     * rotated key records its fingerprint: followers get the new bytes, with "resume after" at the leader's last
+     * index so that they truncate nothing.
+     */
+    private void resendChangedDescriptor(QueueReplica q) {
+        byte[] current = q.store.descriptorBytes();
+        if (current == null || java.util.Arrays.equals(current, q.sentDescriptor)) {
+            return;
+        }
+        q.sentDescriptor = current;
+        for (PeerLink p : peers) {
+            PeerLink.FollowerQueue f = p == null ? null : p.progress[q.position];
+            if (p != null && p.established && f.streaming) {
+                // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
+                // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
+                sendDescriptor(p, q, Math.max(q.lastIndex, f.sentIndex), q.store.firstIndex());
+            }
+        }
+    }
+
+    /** The leader's own tail: finds what the library appended (last index, first-sighting times). */
+    private int tailSelf(QueueReplica q, long now) {
+        if (q.selfTail == null) {
+            return 0;
+        }
+        int n = 0;
+        long index;
+        while (n < ReplicationAgent.SELF_TAIL_PER_CYCLE && (index = q.selfTail.skipNext()) >= 0) {
+            q.lastIndex = index;
+            q.seen(index, now);
+            n++;
+        }
+        return n;
+    }
+
+    /** Sends the next DATA batch of {@code q} to follower {@code p}; back-pressure keeps the frame for the next cycle. */
+    private int ship(PeerLink p, QueueReplica q) {
+        PeerLink.FollowerQueue f = p.progress[q.position];
+        if (!f.streaming) {
+            return 0;
+        }
+        if (f.pendingLength == 0) {
+            buildBatch(p, q, f);
+            if (f.pendingLength == 0) {
+                return 0;
+            }
+        }
+        long sequence = p.txSequence + 1;
+        if (f.pendingSequence != sequence) {
+            // Stamped and signed when offered, not when built: a control frame sent while this batch waited under
+            // back-pressure took the next sequence, and the follower drops anything not above the last it saw.
+            f.pending.putLong(Frame.SEQUENCE_OFFSET, sequence, Frame.ORDER);
+            p.sessionMac.sign(f.pending, 0, f.pendingLength);
+            f.pendingSequence = sequence;
+        }
+        long result = p.publication.offer(f.pending, 0, f.pendingLength);
+        if (result > 0) {
+            p.txSequence = sequence;
+            f.pendingLength = 0;
+            return 1;
+        }
+        if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
+            p.dropSession(); // the follower is gone; it re-handshakes and HELLO tells where it stands
+        } else if (result == Publication.MAX_POSITION_EXCEEDED) {
+            LOG.log(System.Logger.Level.ERROR, "publication to " + p.id + " reached its maximum position; dropping the session");
+            p.dropSession();
+        }
+        return 0; // BACK_PRESSURED or ADMIN_ACTION: the same frame goes next cycle
+    }
+
+    private void buildBatch(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
+        ReplicaStore.RawTailer tailer = f.tailer;
+        if (f.partTotal > 0) {
+            buildPart(p, q, f);
+            return;
+        }
+        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0) // sequence and MAC: see ship()
+                .u16(q.position).u16(0);
+        int countAt = encoder.position();
+        encoder.i32(0).i64(q.quorumIndex);
+        int count = 0;
+        int bytes = 0;
+        while (count < DataBody.MAX_COUNT) {
+            int length = tailer.next();
+            if (length < 0) {
+                break;
+            }
+            int needed = 12 + length;
+            if (needed > ReplicationAgent.MAX_BATCH_BYTES) {
+                if (count > 0) {
+                    tailer.unread(); // the batch goes first; the large excerpt follows in pieces
+                    break;
+                }
+                f.partIndex = tailer.index();
+                f.partTotal = length;
+                f.partSent = 0;
+                f.sentIndex = tailer.index();
+                buildPart(p, q, f);
+                return;
+            }
+            if (count > 0 && bytes + needed > ReplicationAgent.MAX_BATCH_BYTES) {
+                tailer.unread();
+                break;
+            }
+            encoder.i64(tailer.index()).i32(length).bytes(tailer.bytes(), 0, length);
+            bytes += needed;
+            count++;
+            f.sentIndex = tailer.index();
+        }
+        if (count == 0) {
+            f.pendingLength = 0;
+            return;
+        }
+        encoder.putI32At(countAt, count);
+        f.pendingLength = encoder.finish();
+        f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
+        f.pendingSequence = 0;
+        q.bytesReplicated += bytes;
+    }
+
+    /**
+     * The next EXCERPT_PART of the large excerpt in the tailer's array: pieces of up to {@link ReplicationAgent#MAX_BATCH_BYTES},
+     * in order, one per frame, so a frame stays far below Aeron's message limit (1 MiB with 8 MiB terms) and a large
+     * excerpt shares the publication with other queues' batches instead of holding it for 16 MiB.
+     */
+    private void buildPart(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
+        int piece = Math.min(ReplicationAgent.MAX_BATCH_BYTES, f.partTotal - f.partSent);
+        encoder.begin(f.pending, 0, FrameType.EXCERPT_PART, self, term, p.sessionId, 0) // sequence and MAC: see ship()
+                .u16(q.position).u16(0).i64(q.quorumIndex).i64(f.partIndex).i32(f.partTotal).i32(f.partSent)
+                .bytes(f.tailer.bytes(), f.partSent, piece);
+        f.pendingLength = encoder.finish();
+        f.pendingSequence = 0;
+        f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
+        q.bytesReplicated += piece;
+        f.partSent += piece;
+        if (f.partSent == f.partTotal) {
+            f.partTotal = 0; // the last piece: the tailer may read on
+            f.partSent = 0;
+            f.partIndex = -1;
+        }
+    }
+
+    /** The highest index a majority holds (the leader counts as holding all it has): published for the library. */
+    void updateQuorum(QueueReplica q, long now) {
+        int n = peers.length;
+        int v = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == self) {
+                votes[v++] = q.lastIndex;
+            } else {
+                PeerLink.FollowerQueue f = peers[i].progress[q.position];
+                votes[v++] = Math.min(f.durableIndex, q.lastIndex);
+            }
+        }
+        java.util.Arrays.sort(votes, 0, v);
+        long quorum = votes[v - (n / 2 + 1)]; // the (majority)-th highest
+        if (quorum > q.quorumIndex) {
+            q.quorumIndex = quorum;
+            q.store.publishQuorumIndex(quorum);
+            q.quorumReached(quorum, now, q.spec.ackMode() == AckMode.QUORUM);
+        }
+    }
+
+    void onHello(PeerLink p, HelloBody hello, long term) {
+        this.term = term;
+        if (hello.queueCount() != queues.length) {
+            control.refuse(p, term, p.sessionId, RefusalReason.QUEUE_MISMATCH, RefusalBody.NO_QUEUE, queues.length,
+                    "follower hosts " + hello.queueCount() + " queues, leader " + queues.length);
+            return;
+        }
+        for (int q = 0; q < queues.length; q++) {
+            if (!hello.queueName(q).equals(queues[q].spec.name())) {
+                control.refuse(p, term, p.sessionId, RefusalReason.QUEUE_MISMATCH, q, 0, "queue " + q + " is '" + queues[q].spec.name()
+                        + "' on the leader, '" + hello.queueName(q) + "' on the follower");
+                return;
+            }
+        }
+        long now = System.nanoTime();
+        for (int q = 0; q < queues.length; q++) {
+            QueueReplica queue = queues[q];
+            if (!queue.open || hello.lastIndex(q) == HelloBody.NOT_OPEN) {
+                p.progress[q].reset(); // not open on one side yet: the follower says HELLO again when it has opened it
+                continue;
+            }
+            if (queue.damage != null) {
+                p.progress[q].reset();
+                control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, q, -1, "the leader's copy of '" + queue.spec.name()
+                        + "' is damaged: " + queue.damage);
+                continue;
+            }
+            tailSelf(queue, now);
+            while (tailSelf(queue, now) == ReplicationAgent.SELF_TAIL_PER_CYCLE) {
+                // catch the own tail up fully: the shared end is computed against the last index held
+            }
+            List<TermHistory.Entry> followerHistory = new ArrayList<>();
+            for (int i = 0; i < hello.termCount(q); i++) {
+                followerHistory.add(new TermHistory.Entry(hello.term(q, i), hello.previousLastIndex(q, i)));
+            }
+            long followerLast = hello.lastIndex(q);
+            long shared = followerLast < 0 ? -1
+                    : TermHistory.sharedEnd(queue.history.entries(), queue.lastIndex, followerHistory, followerLast);
+            PeerLink.FollowerQueue f = p.progress[q];
+            f.reset();
+            f.durableIndex = -1;
+            long first = queue.store.firstIndex();
+            ReplicaStore.RawTailer tailer = queue.store.rawTailer();
+            boolean positioned;
+            if (shared < 0) {
+                tailer.toStart();
+                positioned = true;
+            } else {
+                try {
+                    positioned = tailer.moveAfter(shared);
+                } catch (RuntimeException missingCycle) { // the cycle file holding it was deleted under Chronicle
+                    positioned = false;
+                }
+            }
+            if (!positioned) {
+                tailer.close();
+                f.state = QueueStatus.State.BEHIND_RETENTION;
+                control.refuse(p, term, p.sessionId, RefusalReason.BEHIND_RETENTION, q, first, "the follower needs the excerpt after 0x"
+                        + Long.toHexString(shared) + " but the leader's first index is 0x" + Long.toHexString(first));
+                continue;
+            }
+            f.tailer = tailer;
+            f.streaming = true;
+            f.state = QueueStatus.State.CATCHING_UP;
+            sendDescriptor(p, queue, shared, first);
+        }
+    }
+
+    private void sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
+        byte[] descriptorBytes = q.store.descriptorBytes();
+        q.sentDescriptor = descriptorBytes;
+        List<TermHistory.Entry> entries = q.history.entries();
+        FrameEncoder out = control.session(FrameType.DESCRIPTOR, term, p)
+                .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());
+        for (TermHistory.Entry e : entries) {
+            out.i64(e.term()).i64(e.previousLastIndex());
+        }
+        if (descriptorBytes == null) {
+            out.i32(0);
+        } else {
+            out.i32(descriptorBytes.length).bytes(descriptorBytes, 0, descriptorBytes.length);
+        }
+        control.sendSession(p);
+    }
+
+    void onAck(PeerLink p, AckBody ack) {
+        int q = ack.queue();
+        if (q >= queues.length) {
+            drops.increment(DropReason.UNEXPECTED);
+            return;
+        }
+        PeerLink.FollowerQueue f = p.progress[q];
+        if (ack.durableIndex() > f.durableIndex) {
+            f.durableIndex = ack.durableIndex();
+        }
+        f.state = ack.state();
+    }
+}

@@ -1,0 +1,182 @@
+package io.queueenterprise.replication.engine;
+
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.config.NodeConfig;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Opens the node's queues off the duty thread and hands each one, ready, to the duty cycle through one slot per
+ * queue (an {@link AtomicReferenceArray}: no lock, the volatile write and read order everything the opener did before
+ * it). Opening can block for seconds: Chronicle waits 10 s for an exclusive lock on {@code metadata.cq4t} that another
+ * process holds (a stalled or stopped writer) before it fails, and the node reads every excerpt once to check its
+ * recorded checksums. On the duty thread that would starve the embedded media driver (INVOKER mode: nothing else runs
+ * its conductor; Aeron fails FATAL once its service interval is exceeded) and stop every other queue; here only the
+ * queue being opened waits. A queue that cannot be opened is retried every {@link #RETRY_NANOS}; its slot says why
+ * meanwhile. Up to {@value #WORKERS} threads open queues side by side, so one blocked queue holds up no other (more
+ * blocked queues than that wait their turn); they end once every queue is handed over, or the node closes.
+ */
+final class QueueOpener {
+    static final long RETRY_NANOS = 2_000_000_000L;
+    private static final long IDLE_NANOS = 20_000_000L;
+    private static final int WORKERS = 4;
+    private static final System.Logger LOG = System.getLogger(QueueOpener.class.getName());
+
+    /** A queue opened, recovered and checked, for the duty thread to take. */
+    record Opened(ReplicaStore store, TermHistory history, long lastIndex, String damage, ExcerptChecksums checksums,
+                  DescriptorWatch descriptorWatch) {
+        void close() {
+            checksums.close();
+            store.close();
+        }
+    }
+
+    /** The latest attempt to open a queue failed; retried. */
+    record Failed(String reason) {
+    }
+
+    /** Slot values the duty thread writes: taken (adopted), or closed (the node is closing: the opener closes what it opens). */
+    private static final Object TAKEN = new Object();
+    private static final Object CLOSED = new Object();
+
+    private final List<NodeConfig.QueueSpec> specs;
+    private final Path dataDirectory;
+    private final AtomicReferenceArray<Object> slots;
+    /** Positions to try; a position is owned by the worker that polled it until it offers it back. */
+    private final ConcurrentLinkedQueue<Integer> work = new ConcurrentLinkedQueue<>();
+    private final long[] notBeforeNanos;
+    private final boolean[] triedOnce;
+    private final AtomicInteger tried = new AtomicInteger();
+    private final AtomicInteger opened = new AtomicInteger();
+    private final Thread[] workers;
+    private volatile boolean closed;
+
+    QueueOpener(String nodeId, List<NodeConfig.QueueSpec> specs, Path dataDirectory) {
+        this.specs = specs;
+        this.dataDirectory = dataDirectory;
+        this.slots = new AtomicReferenceArray<>(specs.size());
+        this.notBeforeNanos = new long[specs.size()];
+        this.triedOnce = new boolean[specs.size()];
+        for (int q = 0; q < specs.size(); q++) {
+            work.add(q);
+        }
+        // A few workers, so that one queue blocked in Chronicle does not hold up the others' opening.
+        this.workers = new Thread[Math.min(specs.size(), WORKERS)];
+        for (int w = 0; w < workers.length; w++) {
+            workers[w] = new Thread(this::run, "qe-queue-opener-" + nodeId + "-" + w);
+            workers[w].setDaemon(true);
+        }
+    }
+
+    void start() {
+        for (Thread worker : workers) {
+            worker.start();
+        }
+    }
+
+    /** Every queue was tried at least once (opened or failed): a node's start returns then. */
+    boolean firstPassDone() {
+        return closed || tried.get() == specs.size();
+    }
+
+    /** Duty thread: the queue at {@code position} if it is ready and not yet taken (taking it), else null. */
+    Opened take(int position) {
+        Object value = slots.get(position);
+        if (value instanceof Opened ready && slots.compareAndSet(position, value, TAKEN)) {
+            return ready;
+        }
+        return null;
+    }
+
+    /** Why the queue at {@code position} is not open yet, or null while its first attempt runs. */
+    String problem(int position) {
+        return slots.get(position) instanceof Failed failed ? failed.reason() : null;
+    }
+
+    /** Stops retrying; whatever is ready and not taken, or opened from now on, is closed here. */
+    void close() {
+        closed = true;
+        for (int q = 0; q < slots.length(); q++) {
+            Object value = slots.getAndSet(q, CLOSED);
+            if (value instanceof Opened ready) {
+                ready.close();
+            }
+        }
+    }
+
+    private void run() {
+        while (!closed && opened.get() < specs.size()) {
+            Integer position = work.poll();
+            if (position == null) {
+                LockSupport.parkNanos(IDLE_NANOS); // the rest are being tried by other workers
+                continue;
+            }
+            int q = position;
+            if (System.nanoTime() < notBeforeNanos[q]) {
+                work.offer(position);
+                LockSupport.parkNanos(IDLE_NANOS);
+                continue;
+            }
+            Object before = slots.get(q);
+            Object result;
+            try {
+                result = open(specs.get(q));
+            } catch (RuntimeException | Error e) {
+                LOG.log(System.Logger.Level.ERROR, "queue " + specs.get(q).name() + " cannot be opened (retried every "
+                        + RETRY_NANOS / 1_000_000_000L + " s): " + e);
+                result = new Failed(String.valueOf(e));
+            }
+            if (!slots.compareAndSet(q, before, result)) { // closed meanwhile
+                if (result instanceof Opened ready) {
+                    ready.close();
+                }
+                return;
+            }
+            if (!triedOnce[q]) {
+                triedOnce[q] = true;
+                tried.incrementAndGet();
+            }
+            if (result instanceof Opened) {
+                opened.incrementAndGet();
+            } else {
+                notBeforeNanos[q] = System.nanoTime() + RETRY_NANOS;
+                work.offer(position);
+            }
+        }
+    }
+
+    private Opened open(NodeConfig.QueueSpec spec) {
+        Path dir = dataDirectory.resolve(spec.name());
+        Quarantine.recoverInterruptedRebuild(dir);
+        ReplicaStore store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
+        try {
+            store.recordAckMode(ackModeMark(spec.ackMode()));
+            TermHistory history = TermHistory.load(dir);
+            long lastIndex = store.lastIndex();
+            // Chronicle keeps no checksum: bytes changed on disk since this node stored them must not be served or acked.
+            String damage = ExcerptChecksums.verify(store, dir);
+            if (damage != null) {
+                LOG.log(System.Logger.Level.ERROR, spec.name() + ": " + damage + "; this copy is not served or"
+                        + " acknowledged: rebuild this replica (move the queue directory aside; the leader copies it anew)");
+            }
+            return new Opened(store, history, lastIndex, damage, ExcerptChecksums.open(dir), new DescriptorWatch(dir));
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    static long ackModeMark(AckMode mode) {
+        return switch (mode) {
+            case ASYNC -> ReplicaStore.ACK_ASYNC;
+            case REPLICATED_READS -> ReplicaStore.ACK_REPLICATED_READS;
+            case QUORUM -> ReplicaStore.ACK_QUORUM;
+        };
+    }
+}

@@ -1,0 +1,127 @@
+package io.queueenterprise.replication;
+
+import io.queueenterprise.queue.EnterpriseQueue;
+import io.queueenterprise.queue.QueueAppender;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A follower's stored excerpt bytes changed on disk while it was stopped (a flipped byte in its cycle file): on
+ * restart it reports the queue CORRUPTED naming the excerpt, and neither acknowledges nor takes anything for it.
+ */
+class FollowerCorruptedCycleFileTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String QUEUE = "orders";
+    private static final int EXCERPTS = 200;
+
+    @TempDir
+    Path tmp;
+
+    private static byte[] payload(int i) {
+        return String.format("payload-%04d-abcdefghijklmnopqrstuvwxyz", i).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void aFlippedByteInAStoredExcerptIsReportedAndNeverAcknowledged() throws Exception {
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
+        try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
+            leader.promote(1);
+            long damagedIndex;
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
+                 QueueAppender appender = queue.createAppender()) {
+                try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
+                    follower.follow("replica-0", 1);
+                    long index42 = -1;
+                    for (int i = 0; i < EXCERPTS; i++) {
+                        long index = appender.write(payload(i));
+                        index42 = i == 42 ? index : index42;
+                    }
+                    damagedIndex = index42;
+                    long last = queue.lastIndex();
+                    assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+                }
+                flipOneByteOf(cluster.queueDirectory(1, QUEUE), payload(42));
+
+                try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1))) {
+                    assertEquals(QueueStatus.State.CORRUPTED, restarted.status().queues().get(0).state());
+                    String detail = restarted.stateDetail(QUEUE);
+                    assertTrue(detail.contains("0x" + Long.toHexString(damagedIndex)), "names the damaged excerpt: " + detail);
+                    appender.write(payload(EXCERPTS)); // the leader goes on
+                    long last = queue.lastIndex();
+                    assertTrue(TestCluster.await(WAIT, () -> leader.status().queues().get(0).peers().get(0).connected()),
+                            "the restarted follower has a session with the leader");
+                    Thread.sleep(1_000); // time for HELLO, DESCRIPTOR, DATA and acks, were any sent
+                    QueueStatus onLeader = leader.status().queues().get(0);
+                    assertEquals(-1, onLeader.peers().get(0).durableIndex(), "the damaged copy acknowledged nothing: " + onLeader);
+                    assertTrue(restarted.status().queues().get(0).lastIndex() < last, "it took nothing more");
+                    assertEquals(QueueStatus.State.CORRUPTED, restarted.status().queues().get(0).state());
+                    assertEquals(0, restarted.drops().get(io.queueenterprise.replication.engine.DropReason.UNEXPECTED),
+                            "data the leader streams for the damaged queue is ignored, not counted as a protocol fault");
+                }
+            }
+        }
+    }
+
+    @Test
+    void anUndamagedFollowerRestartsAndResumesAsBefore() throws Exception {
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
+        try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
+            leader.promote(1);
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
+                 QueueAppender appender = queue.createAppender()) {
+                resumeAfterARestart(cluster, queue, appender);
+            }
+        }
+    }
+
+    private static void resumeAfterARestart(TestCluster cluster, EnterpriseQueue queue, QueueAppender appender) throws Exception {
+        try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
+            follower.follow("replica-0", 1);
+            for (int i = 0; i < EXCERPTS; i++) {
+                appender.write(payload(i));
+            }
+            long last = queue.lastIndex();
+            assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+        }
+        appender.write(payload(EXCERPTS));
+        long last = queue.lastIndex();
+        try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1))) {
+            assertTrue(TestCluster.await(WAIT, () -> restarted.status().queues().get(0).lastIndex() == last
+                    && restarted.status().queues().get(0).state() == QueueStatus.State.LIVE), () -> restarted.status().toString());
+            assertTrue(Files.size(cluster.queueDirectory(1, QUEUE).resolve("replica-checksums.bin")) >= 12L * EXCERPTS,
+                    "the checksums of what it stored were recorded");
+        }
+    }
+
+    /** Flips one bit of the first occurrence of {@code marker} in the queue's cycle files (the node is stopped). */
+    private static void flipOneByteOf(Path queueDirectory, byte[] marker) throws Exception {
+        List<Path> cycles;
+        try (Stream<Path> files = Files.list(queueDirectory)) {
+            cycles = files.filter(f -> f.toString().endsWith(".cq4")).toList();
+        }
+        for (Path cycle : cycles) {
+            byte[] content = Files.readAllBytes(cycle);
+            for (int at = 0; at + marker.length <= content.length; at++) {
+                if (java.util.Arrays.equals(content, at, at + marker.length, marker, 0, marker.length)) {
+                    try (RandomAccessFile file = new RandomAccessFile(cycle.toFile(), "rw")) {
+                        file.seek(at + marker.length - 1);
+                        file.write(content[at + marker.length - 1] ^ 0x01);
+                    }
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("marker not found in " + cycles);
+    }
+}
