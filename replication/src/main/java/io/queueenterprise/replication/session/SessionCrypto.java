@@ -1,5 +1,6 @@
 package io.queueenterprise.replication.session;
 
+import io.queueenterprise.crypto.HmacSha256;
 import io.queueenterprise.replication.wire.Frame;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;

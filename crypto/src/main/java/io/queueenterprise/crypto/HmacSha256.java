@@ -1,4 +1,4 @@
-package io.queueenterprise.replication.session;
+package io.queueenterprise.crypto;
 
 import java.security.DigestException;
 import java.security.MessageDigest;
@@ -8,10 +8,11 @@ import java.util.Arrays;
 /**
  * HMAC-SHA256 (RFC 2104) over the JDK's SHA-256 (intrinsified), written out so that a MAC allocates nothing: the
  * JDK's {@code Mac.doFinal} allocates its result and the inner digest per call, which showed up as the node's only
- * per-frame allocation. Checked against {@code javax.crypto.Mac} in the tests. One thread at a time.
+ * per-frame allocation. Checked against {@code javax.crypto.Mac} in the tests. One thread at a time. Used for the
+ * replication peers' frames and the remote clients' frames alike.
  */
-final class HmacSha256 {
-    static final int LENGTH = 32;
+public final class HmacSha256 {
+    public static final int LENGTH = 32;
     private static final int BLOCK = 64;
 
     private final MessageDigest sha256;
@@ -19,7 +20,7 @@ final class HmacSha256 {
     private final byte[] outerPad = new byte[BLOCK];
     private final byte[] inner = new byte[LENGTH];
 
-    HmacSha256(byte[] key) {
+    public HmacSha256(byte[] key) {
         try {
             sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -34,17 +35,17 @@ final class HmacSha256 {
     }
 
     /** Starts a MAC: the message follows through {@link #update}, then {@link #finish}. */
-    void start() {
+    public void start() {
         sha256.reset();
         sha256.update(innerPad);
     }
 
-    void update(byte[] message, int offset, int length) {
+    public void update(byte[] message, int offset, int length) {
         sha256.update(message, offset, length);
     }
 
     /** Writes the 32-byte MAC to {@code out[offset..]}. */
-    void finish(byte[] out, int offset) {
+    public void finish(byte[] out, int offset) {
         try {
             sha256.digest(inner, 0, LENGTH);
             sha256.update(outerPad);
@@ -55,7 +56,7 @@ final class HmacSha256 {
         }
     }
 
-    void destroy() {
+    public void destroy() {
         Arrays.fill(innerPad, (byte) 0);
         Arrays.fill(outerPad, (byte) 0);
         Arrays.fill(inner, (byte) 0);

@@ -1,4 +1,4 @@
-package io.queueenterprise.replication.session;
+package io.queueenterprise.crypto;
 
 import org.junit.jupiter.api.Test;
 
