@@ -7,6 +7,7 @@ import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.Header;
+import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.ReplicationException;
