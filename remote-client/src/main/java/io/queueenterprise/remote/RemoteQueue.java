@@ -444,7 +444,10 @@ public final class RemoteQueue implements AutoCloseable {
             c.maxEnvelope = Math.min(frame.maxEnvelope(), publication.maxMessageLength() - ClientFrame.APPEND_OVERHEAD);
             c.lastHeardNanos = System.nanoTime();
             c.leaderAddress = frame.port() == 0 ? null : InetSocketAddress.createUnresolved(frame.host(), frame.port());
-            acceptDescriptor(node, frame.descriptor());
+            byte[] descriptorBytes = frame.descriptor();
+            if (c.leads || descriptorBytes.length > 0) {
+                acceptDescriptor(node, descriptorBytes); // a follower may redirect before the descriptor reached it
+            }
             if (!c.leads) {
                 answers.append(node).append(": ").append(c.leaderAddress == null ? "knows no leader" : "redirects to " + c.leaderAddress)
                         .append(" (term ").append(c.term).append("); ");

@@ -169,6 +169,22 @@ class RemoteClientTest {
     }
 
     @Test
+    void aFollowerWithoutTheDescriptorYetRedirectsToTheLeader() throws Exception {
+        // no key holder created the queue: neither node has a descriptor. The follower must still redirect (its
+        // copy of a new queue's descriptor may simply not have arrived); the leader's refusal is the answer.
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(spec(AckMode.ASYNC))).serveClients();
+        try (ReplicationNode leader = ReplicationNode.start(cluster.config(0));
+             ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
+            leader.promote(1);
+            follower.follow("replica-0", 1);
+            RemoteQueueException e = assertThrows(RemoteQueueException.class, () -> RemoteQueue.builder(List.of(cluster.clientAddresses().get(1)))
+                    .queue(QUEUE).clientCredential(cluster.clientCredential).keyRing(newRing()).connectTimeout(Duration.ofSeconds(10)).build().close());
+            assertEquals(ClientRefusal.NO_DESCRIPTOR, e.refusal(), e.getMessage());
+            assertTrue(e.getMessage().contains("on node replica-0"), "the leader answered, not the follower: " + e.getMessage());
+        }
+    }
+
+    @Test
     void badBuilderSettingsAreNamed() {
         RemoteQueueException e = assertThrows(RemoteQueueException.class, () -> RemoteQueue.builder("no-port").queue(QUEUE).build());
         assertEquals(RemoteQueueException.Reason.BAD_CONFIGURATION, e.reason());

@@ -302,13 +302,17 @@ public final class ClientGateway {
             return;
         }
         byte[] descriptor = node.store(q).descriptorBytes();
-        if (descriptor == null || descriptor.length > ClientFrame.MAX_DESCRIPTOR) {
+        boolean leads = node.role() == NodeStatus.Role.LEADER;
+        if (descriptor == null && !leads) {
+            // a follower redirects whether or not the leader's descriptor reached it yet (a new queue's does so
+            // within moments); the client takes the descriptor of the leader it appends to
+            descriptor = new byte[0];
+        } else if (descriptor == null || descriptor.length > ClientFrame.MAX_DESCRIPTOR) {
             refuse(s, s.mac, ClientRefusal.NO_DESCRIPTOR, 0, 0, "queue '" + s.queueName + "' has no descriptor on node "
                     + config.nodeId() + " yet: a key holder (a local writer, or qe) creates it");
             return;
         }
         s.queue = q;
-        boolean leads = node.role() == NodeStatus.Role.LEADER;
         NodeConfig.Peer leader = leaderPeer();
         int length = ClientFrame.encodeConnected(tx, s.connection, ++s.txSequence, node.term(), leads, ackModeCode(spec.ackMode()),
                 q, MAX_ENVELOPE, leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), descriptor);
