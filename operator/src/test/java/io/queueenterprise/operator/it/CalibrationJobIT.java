@@ -94,7 +94,12 @@ class CalibrationJobIT {
             CalibrationStatus calibration = done.getStatus().getCalibration();
             String jobName = CalibrationJobModel.jobName(new ClusterNames("measured", namespace), "it");
             assertEquals(jobName, calibration.getJob());
-            assertEquals(CalibrationStatus.Phase.Succeeded, calibration.getPhase(), calibration.getReason() + ": " + calibration.getMessage());
+            if (calibration.getPhase() != CalibrationStatus.Phase.Succeeded) {
+                Pod pod = pod(namespace, jobName);
+                String log = client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).tailingLines(40).getLog();
+                throw new AssertionError("calibration " + calibration.getPhase() + " " + calibration.getReason() + ": "
+                    + calibration.getMessage() + "\n--- the calibrate container's log (tail) ---\n" + log);
+            }
             Calibration result = calibration.getResult();
             assertEquals(10L, result.getP99TargetMicros());
             assertTrue(List.of("ok", "unreachable", "time-limit").contains(result.getVerdict()), result.getVerdict());
