@@ -8,6 +8,10 @@
 #   build-image.sh node --app-dir DIR --tag TAG [--output FILE]
 #                                                         -> FILE, default $IMAGES_DIR/node-<content hash>.tar
 #       DIR holds lib/*.jar (the runtime classpath) and bin/jvm.args
+#   build-image.sh bench --app-dir DIR --tag TAG [--output FILE]
+#                                                         -> FILE, default $IMAGES_DIR/bench-<content hash>.tar
+#       DIR holds the bench module's runtime classpath in lib/*.jar and bin/jvm.args; the entrypoint is
+#       `qe calibrate` (BenchTool calibrate), its default arguments production's; a Job passes its own bounds
 #
 # Prints the path of the image tar on stdout. Idempotent: the default output is named by the hash of
 # every input (jars, flag file, JDK, this script, the tag), so unchanged inputs rebuild nothing, and
@@ -17,6 +21,7 @@ source "$(dirname "$0")/lib.sh"
 
 PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
 NODE_IMAGE_REPOSITORY="queue-enterprise.local/node"
+BENCH_IMAGE_REPOSITORY="queue-enterprise.local/bench"
 BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g)   # what the jlink runtime's libjvm/libzip link
 # Modules of the node runtime: what the project's runtime jars need, per
 #   jdeps --multi-release 17 --ignore-missing-deps --print-module-deps lib/*.jar
@@ -30,7 +35,7 @@ RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.loggin
 # A machine whose JDK 17 lives elsewhere points QE_K8S_IMAGE_JDK_HOME at it.
 IMAGE_JDK_HOME="${QE_K8S_IMAGE_JDK_HOME:-$IMAGE_JDK_HOME}"
 
-usage() { echo "usage: build-image.sh pause | node --app-dir DIR --tag TAG [--output FILE]" >&2; exit 2; }
+usage() { echo "usage: build-image.sh pause | node|bench --app-dir DIR --tag TAG [--output FILE]" >&2; exit 2; }
 
 # The node image's user: a fixed non-root uid/gid (the operator's pods run as it and set it as fsGroup).
 NODE_USER=10001:10001
@@ -122,7 +127,9 @@ runtime_layer() {
   echo "$layer"
 }
 
-build_node() {
+# build_app KIND REPOSITORY REQUIRED_JAR_GLOB ENTRYPOINT_JSON CMD_JSON --app-dir DIR --tag TAG [--output FILE]
+build_app() {
+  local kind="$1" repository="$2" required_jar="$3" entrypoint="$4" cmd="$5"; shift 5
   local app_dir="" tag="" out=""
   while (($#)); do
     case "$1" in
@@ -135,17 +142,17 @@ build_node() {
   [[ -n "$app_dir" && -n "$tag" ]] || usage
   [[ -f "$app_dir/bin/jvm.args" ]] || die "$app_dir/bin/jvm.args is missing (package the kubernetes-testbed module first)"
   compgen -G "$app_dir/lib/*.jar" >/dev/null || die "no jars in $app_dir/lib (package the kubernetes-testbed module first)"
-  compgen -G "$app_dir/lib/queue-enterprise-cli-*.jar" >/dev/null \
-    || die "no queue-enterprise-cli jar in $app_dir/lib: the image would not run the node (qe node)"
-  local reference="$NODE_IMAGE_REPOSITORY:$tag" stamp
+  compgen -G "$app_dir/lib/$required_jar" >/dev/null \
+    || die "no $required_jar in $app_dir/lib: the $kind image would not run its entrypoint"
+  local reference="$repository:$tag" stamp
   stamp="$( (inputs_hash "$KUBERNETES_DIR/versions.env" "$0" "$IMAGE_JDK_HOME/release"; echo "$reference";
              cd "$app_dir" && find . -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)"
   mkdir -p "$IMAGES_DIR"
   local stamp_file
   if [[ -z "$out" ]]; then
-    out="$IMAGES_DIR/node-${stamp:0:16}.tar"
+    out="$IMAGES_DIR/$kind-${stamp:0:16}.tar"
     # content-addressed: other inputs' images (other branches, older builds) stay until unused for 3 days
-    find "$IMAGES_DIR" -maxdepth 1 \( -name 'node-*.tar' -o -name 'node-*.stamp' -o -name 'node.tar' -o -name 'node.stamp' \) \
+    find "$IMAGES_DIR" -maxdepth 1 \( -name "$kind-*.tar" -o -name "$kind-*.stamp" -o -name "$kind.tar" -o -name "$kind.stamp" \) \
       -mtime +3 -delete 2>/dev/null || true
   fi
   stamp_file="$out.stamp"
@@ -158,23 +165,38 @@ build_node() {
   cp "$app_dir"/lib/*.jar "$app_rootfs/lib/"
   cp "$app_dir/bin/jvm.args" "$app_rootfs/bin/jvm.args"
   make_layer "$work/app-rootfs" "$work/app-layer.tar"
-  # The entrypoint is the JVM with the project's ONE flag file and classpath; the command is the main
-  # class and its arguments. Default: the node (`qe node --help`); the operator's pods pass
-  # `io.queueenterprise.cli.QeCommand node --config /etc/queue-enterprise/config/$(POD_NAME).yaml`, the
-  # test bed's probes their own main class. It runs as uid/gid 10001 and writes nothing outside its
-  # mounted volumes (data, /dev/shm for Aeron, /tmp for the JVM), so a read-only root file system holds.
-  write_image "$out" "$reference" \
-    '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*"]' \
-    '["io.queueenterprise.cli.QeCommand","node","--help"]' \
+  write_image "$out" "$reference" "$entrypoint" "$cmd" \
     '["PATH=/opt/java/bin:/usr/bin:/bin","JAVA_HOME=/opt/java"]' \
     "$NODE_USER" "$base" "$runtime" "$work/app-layer.tar"
   echo "$stamp" > "$stamp_file"
-  log "node image $reference -> $out"
+  log "$kind image $reference -> $out"
   echo "$out"
+}
+
+# The entrypoint is the JVM with the project's ONE flag file and classpath; the command is the main
+# class and its arguments. Default: the node (`qe node --help`); the operator's pods pass
+# `io.queueenterprise.cli.QeCommand node --config /etc/queue-enterprise/config/$(POD_NAME).yaml`, the
+# test bed's probes their own main class. It runs as uid/gid 10001 and writes nothing outside its
+# mounted volumes (data, /dev/shm for Aeron, /tmp for the JVM), so a read-only root file system holds.
+build_node() {
+  build_app node "$NODE_IMAGE_REPOSITORY" 'queue-enterprise-cli-*.jar' \
+    '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*"]' \
+    '["io.queueenterprise.cli.QeCommand","node","--help"]' "$@"
+}
+
+# The bench image: `qe calibrate` is the entrypoint; its arguments (the command) default to production's
+# (calibrate's own defaults: a 300 s time limit); a calibration Job passes its bounds and --output
+# /dev/termination-log. qe.jvm.args.file lets the harness start each subject's JVM with the same flags.
+# Same user and read-only root as the node: queues go to /dev/shm, the JVM's files to /tmp.
+build_bench() {
+  build_app bench "$BENCH_IMAGE_REPOSITORY" 'queue-enterprise-bench-*.jar' \
+    '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-Dqe.jvm.args.file=/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*","io.queueenterprise.bench.cli.BenchTool","calibrate"]' \
+    '[]' "$@"
 }
 
 case "${1:-}" in
   pause) shift; (($# == 0)) || usage; build_pause ;;
   node) shift; build_node "$@" ;;
+  bench) shift; build_bench "$@" ;;
   *) usage ;;
 esac

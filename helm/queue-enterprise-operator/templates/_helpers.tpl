@@ -32,6 +32,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- printf "%s:%s" .Values.nodeImage.repository (default .Chart.AppVersion .Values.nodeImage.tag) -}}
 {{- end -}}
 
+{{- define "qe-operator.calibrationImage" -}}
+{{- printf "%s:%s" .Values.calibrationImage.repository (default .Chart.AppVersion .Values.calibrationImage.tag) -}}
+{{- end -}}
+
 {{/* What the operator may do in a namespace it watches: least privilege for what it manages. */}}
 {{- define "qe-operator.namespacedRules" -}}
 - apiGroups: ["queue-enterprise.io"]
@@ -49,6 +53,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get", "create"]
 - apiGroups: ["policy"]
   resources: ["poddisruptionbudgets"]
   verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]

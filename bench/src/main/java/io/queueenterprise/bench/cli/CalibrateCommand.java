@@ -12,6 +12,8 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -66,6 +68,10 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Option(names = "--no-pin", description = "do not pin producer/consumer threads")
     boolean noPin;
 
+    @Option(names = "--output", description = "also write the document to this file, e.g. a Kubernetes pod's"
+            + " terminationMessagePath (/dev/termination-log), where the operator reads it back")
+    Path output;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -81,7 +87,11 @@ public final class CalibrateCommand implements Callable<Integer> {
         } finally {
             System.setOut(original);
         }
-        stdout.println(Calibration.from(result).toJson());
+        String document = Calibration.from(result).toJson();
+        stdout.println(document);
+        if (output != null) {
+            Files.writeString(output, document, StandardCharsets.UTF_8);
+        }
         return 0;
     }
 

@@ -87,7 +87,8 @@ class BenchToolTest {
 
     /**
      * {@code qe calibrate} as the operator runs it (a process of its own): stdout is one JSON
-     * document of at most 4 KiB with the documented fields; progress went to stderr.
+     * document of at most 4 KiB with the documented fields; progress went to stderr; --output wrote the same
+     * document to a file.
      */
     @Test
     void calibratePrintsOneCompactJsonDocumentOnStdout(@TempDir Path tmp) throws Exception {
@@ -99,7 +100,8 @@ class BenchToolTest {
         cmd.add("-Dqe.jvm.args.file=" + argsFile);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchTool.class.getName(), "calibrate",
                 "--size", "64", "--min-rate", "20000", "--max-rate", "20000", "--duration", "0.05", "--runs", "1",
-                "--warmup", "0.05", "--time-limit", "120", "--queue-dir", tmp.toString()));
+                "--warmup", "0.05", "--time-limit", "120", "--queue-dir", tmp.toString(),
+                "--output", tmp.resolve("termination-log").toString()));
         Process p = new ProcessBuilder(cmd).redirectError(tmp.resolve("stderr.txt").toFile()).start();
         byte[] stdout = p.getInputStream().readAllBytes();
         assertTrue(p.waitFor(5, TimeUnit.MINUTES), "calibrate finished");
@@ -123,6 +125,8 @@ class BenchToolTest {
         assertTrue(List.of("ok", "unreachable", "time-limit").contains(root.get("verdict").asText()));
         assertTrue(root.get("cores").get("count").asInt() >= 1);
         assertTrue(err.contains("[qe bench]"), "progress on stderr");
+        // --output: the same document in a file (a pod's terminationMessagePath, where the operator reads it)
+        assertEquals(json, Files.readString(tmp.resolve("termination-log"), StandardCharsets.UTF_8));
     }
 
     private static List<String> iterable(JsonNode object) {

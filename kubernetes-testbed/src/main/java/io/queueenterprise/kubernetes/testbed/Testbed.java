@@ -55,6 +55,17 @@ public final class Testbed {
         return nodeImage;
     }
 
+    /**
+     * Builds another image of the project ({@code kubernetes/build-image.sh KIND --app-dir DIR --tag TAG}, e.g. the
+     * bench image) and imports it into the node's containerd; returns its reference (pull policy Never).
+     */
+    public String importImage(String kind, Path appDirectory, String tag) {
+        String imageTar = scripts.run(10, TimeUnit.MINUTES, "build-image.sh", kind, "--app-dir", appDirectory.toString(),
+            "--tag", tag).trim();
+        scripts.run(2, TimeUnit.MINUTES, "node.sh", "import-image", imageTar);
+        return "queue-enterprise.local/" + kind + ":" + tag;
+    }
+
     public Path kubeconfig() {
         return kubeconfig;
     }

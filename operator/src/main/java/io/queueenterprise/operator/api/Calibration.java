@@ -21,6 +21,10 @@ public class Calibration {
     @JsonPropertyDescription("ok, unreachable (this hardware, as loaded, held the bound at no rate) or time-limit")
     private String verdict;
 
+    @JsonPropertyDescription("When the verdict is not ok: the smallest bound (microseconds) of calibrate's ladder at which"
+        + " every subject held a rate; absent when none")
+    private Long heldBoundMicros;
+
     @JsonPropertyDescription("The cpus the measurement ran on (Cpus_allowed_list)")
     private String grantedCpus;
 
@@ -30,6 +34,14 @@ public class Calibration {
 
     public void setVerdict(String verdict) {
         this.verdict = verdict;
+    }
+
+    public Long getHeldBoundMicros() {
+        return heldBoundMicros;
+    }
+
+    public void setHeldBoundMicros(Long heldBoundMicros) {
+        this.heldBoundMicros = heldBoundMicros;
     }
 
     public String getGrantedCpus() {

@@ -32,6 +32,9 @@ import io.fabric8.generator.annotation.ValidationRule;
     + " || (o.encryption == q.encryption && o.rollCycle == q.rollCycle)))",
     message = "a queue's encryption and rollCycle are immutable: its cycle files and descriptor were written with them",
     fieldPath = ".queues")
+@ValidationRule(value = "!has(self.calibration) || self.pinned",
+    message = "calibration requires pinned: true: the figures are rates on exclusive cores, and only a pinned pool"
+        + " grants them", fieldPath = ".calibration")
 public class QueueClusterSpec {
     @Required
     @Size(min = 1, max = 32)
@@ -104,6 +107,18 @@ public class QueueClusterSpec {
 
     @JsonPropertyDescription("Prometheus scraping.")
     private Monitoring monitoring;
+
+    @JsonPropertyDescription("Measure the pool's hardware on demand: a calibration Job with the replicas' whole cores"
+        + " (requires pinned).")
+    private CalibrationRequest calibration;
+
+    public CalibrationRequest getCalibration() {
+        return calibration;
+    }
+
+    public void setCalibration(CalibrationRequest calibration) {
+        this.calibration = calibration;
+    }
 
     public List<QueueDefinition> getQueues() {
         return queues;

@@ -33,6 +33,17 @@ public class QueueClusterStatus {
     @JsonPropertyDescription("A failover in progress, or the last one")
     private FailoverStatus failover;
 
+    @JsonPropertyDescription("The calibration Job of the latest spec.calibration.request and its figures")
+    private CalibrationStatus calibration;
+
+    public CalibrationStatus getCalibration() {
+        return calibration;
+    }
+
+    public void setCalibration(CalibrationStatus calibration) {
+        this.calibration = calibration;
+    }
+
     public Long getObservedGeneration() {
         return observedGeneration;
     }

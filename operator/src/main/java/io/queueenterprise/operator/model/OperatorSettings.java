@@ -15,9 +15,14 @@ import java.util.Map;
  * @param operatorNamespace     where the operator runs: the only namespace admitted to the admin port
  *                              ({@code QE_OPERATOR_NAMESPACE})
  * @param operatorPodLabels     the operator pods' labels, for the NetworkPolicy
+ * @param calibrationImage      bench image of calibration Jobs when a QueueCluster names none
+ *                              ({@code QE_CALIBRATION_IMAGE}; kubernetes/build-image.sh bench)
  */
 public record OperatorSettings(String defaultNodeImage, String imagePullPolicy, List<String> nodeArguments,
-                               String clusterDomain, String operatorNamespace, Map<String, String> operatorPodLabels) {
+                               String clusterDomain, String operatorNamespace, Map<String, String> operatorPodLabels,
+                               String calibrationImage) {
+    public static final String DEFAULT_CALIBRATION_IMAGE = "queue-enterprise.local/bench:latest";
+
     /** What the node's command line must accept: run the node from the document rendered for this pod. */
     public static final List<String> DEFAULT_NODE_ARGUMENTS = List.of(
         "io.queueenterprise.cli.QeCommand", "node", "--config", NodePaths.CONFIG_DIRECTORY + "/$(POD_NAME).yaml");
@@ -25,6 +30,18 @@ public record OperatorSettings(String defaultNodeImage, String imagePullPolicy, 
     public OperatorSettings {
         nodeArguments = List.copyOf(nodeArguments);
         operatorPodLabels = Map.copyOf(operatorPodLabels);
+    }
+
+    /** Settings with the default calibration image. */
+    public OperatorSettings(String defaultNodeImage, String imagePullPolicy, List<String> nodeArguments,
+                            String clusterDomain, String operatorNamespace, Map<String, String> operatorPodLabels) {
+        this(defaultNodeImage, imagePullPolicy, nodeArguments, clusterDomain, operatorNamespace, operatorPodLabels,
+            DEFAULT_CALIBRATION_IMAGE);
+    }
+
+    public OperatorSettings withCalibrationImage(String image) {
+        return new OperatorSettings(defaultNodeImage, imagePullPolicy, nodeArguments, clusterDomain, operatorNamespace,
+            operatorPodLabels, image);
     }
 
     public static OperatorSettings defaults() {
@@ -41,6 +58,7 @@ public record OperatorSettings(String defaultNodeImage, String imagePullPolicy, 
             arguments == null || arguments.isBlank() ? defaults.nodeArguments() : List.of(arguments.trim().split("\\s+")),
             environment.getOrDefault("QE_CLUSTER_DOMAIN", defaults.clusterDomain()),
             environment.getOrDefault("QE_OPERATOR_NAMESPACE", defaults.operatorNamespace()),
-            defaults.operatorPodLabels());
+            defaults.operatorPodLabels(),
+            environment.getOrDefault("QE_CALIBRATION_IMAGE", DEFAULT_CALIBRATION_IMAGE));
     }
 }

@@ -4,6 +4,7 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.queueenterprise.operator.api.Calibration;
+import io.queueenterprise.operator.api.CalibrationStatus;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.api.QueueProgress;
@@ -15,6 +16,7 @@ import io.queueenterprise.operator.api.ReplicaStatus;
  * these names (helm/queue-enterprise-operator/templates/prometheusrule.yaml).
  */
 public final class OperatorMetrics {
+    private static final java.util.List<String> VERDICTS = java.util.List.of("ok", "unreachable", "time-limit");
     private final Counter reconciliations;
     private final Counter failovers;
     private final Gauge term;
@@ -22,6 +24,8 @@ public final class OperatorMetrics {
     private final Gauge durableIndex;
     private final Gauge lag;
     private final Gauge calibration;
+    private final Gauge poolCalibration;
+    private final Gauge poolCalibrationVerdict;
 
     public OperatorMetrics(PrometheusRegistry registry) {
         reconciliations = Counter.builder().name("queue_enterprise_operator_reconciliations_total")
@@ -31,7 +35,7 @@ public final class OperatorMetrics {
         term = Gauge.builder().name("queue_enterprise_cluster_term")
             .help("Highest leadership term the operator issued").labelNames("namespace", "cluster").register(registry);
         condition = Gauge.builder().name("queue_enterprise_cluster_condition")
-            .help("1 when the condition is True, 0 otherwise (Ready, Quorum, Pinned, Failover)")
+            .help("1 when the condition is True, 0 otherwise (Ready, Quorum, Pinned, Failover, Calibrated)")
             .labelNames("namespace", "cluster", "type").register(registry);
         durableIndex = Gauge.builder().name("queue_enterprise_replica_durable_index")
             .help("Last index a replica holds with everything before it").labelNames("namespace", "cluster", "replica", "queue")
@@ -42,6 +46,13 @@ public final class OperatorMetrics {
         calibration = Gauge.builder().name("queue_enterprise_replica_calibrated_messages_per_second")
             .help("Highest rate with p99 within the target on the replica's pinned cores")
             .labelNames("namespace", "cluster", "replica", "mode").register(registry);
+        poolCalibration = Gauge.builder().name("queue_enterprise_cluster_calibrated_messages_per_second")
+            .help("Highest rate (plain, or encrypted: AES-128-CTR + Poly1305) with p99 within the bound, measured by the"
+                + " calibration Job on the pool with the replicas' cores; absent when no rate held the bound")
+            .labelNames("namespace", "cluster", "mode").register(registry);
+        poolCalibrationVerdict = Gauge.builder().name("queue_enterprise_cluster_calibration_verdict")
+            .help("1 for the calibration Job's verdict (ok, unreachable: no rate held the bound, time-limit), 0 for the others")
+            .labelNames("namespace", "cluster", "verdict").register(registry);
     }
 
     void reconciled(QueueCluster cluster, String result) {
@@ -57,6 +68,7 @@ public final class OperatorMetrics {
         String name = name(cluster);
         term.labelValues(namespace, name).set(status.getTerm() == null ? 0 : status.getTerm());
         status.getConditions().forEach(c -> condition.labelValues(namespace, name, c.getType()).set("True".equals(c.getStatus()) ? 1 : 0));
+        publishCalibration(namespace, name, status.getCalibration());
         for (ReplicaStatus replica : status.getReplicas()) {
             for (QueueProgress queue : replica.getQueues()) {
                 if (queue.getDurableIndex() != null) {
@@ -73,6 +85,27 @@ public final class OperatorMetrics {
             if (measured != null && measured.getEncryptedMessagesPerSecond() != null) {
                 calibration.labelValues(namespace, name, replica.getName(), "encrypted").set(measured.getEncryptedMessagesPerSecond());
             }
+        }
+    }
+
+    private void publishCalibration(String namespace, String name, CalibrationStatus job) {
+        if (job == null || job.getResult() == null) {
+            return;
+        }
+        Calibration result = job.getResult();
+        rate(namespace, name, "plain", result.getPlainMessagesPerSecond());
+        rate(namespace, name, "encrypted", result.getEncryptedMessagesPerSecond());
+        for (String verdict : VERDICTS) {
+            poolCalibrationVerdict.labelValues(namespace, name, verdict).set(verdict.equals(result.getVerdict()) ? 1 : 0);
+        }
+    }
+
+    /** An unreachable rate is no sample at all: a 0 would read as a measured rate of zero. */
+    private void rate(String namespace, String name, String mode, Long rate) {
+        if (rate == null) {
+            poolCalibration.remove(namespace, name, mode);
+        } else {
+            poolCalibration.labelValues(namespace, name, mode).set(rate);
         }
     }
 

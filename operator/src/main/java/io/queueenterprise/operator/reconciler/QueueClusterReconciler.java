@@ -31,7 +31,10 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.queueenterprise.operator.api.Calibration;
+import io.queueenterprise.operator.api.CalibrationRequest;
+import io.queueenterprise.operator.api.CalibrationStatus;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.failover.AdminClient;
@@ -42,6 +45,7 @@ import io.queueenterprise.operator.failover.FailoverPlanner;
 import io.queueenterprise.operator.failover.Plan;
 import io.queueenterprise.operator.failover.ReplicaObservation;
 import io.queueenterprise.operator.failover.RollingUpdatePlanner;
+import io.queueenterprise.operator.model.CalibrationJobModel;
 import io.queueenterprise.operator.model.ClusterNames;
 import io.queueenterprise.operator.model.NodePaths;
 import io.queueenterprise.operator.reconciler.dependent.AdminTokenSecretDependentResource;
@@ -154,11 +158,45 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         QueueClusterStatus recorded = cluster.getStatus() != null ? cluster.getStatus() : previous;
 
         QueueClusterStatus status = StatusModel.build(cluster, recorded, replicas, observations, outcome,
-            tunedNodes(cluster, context), calibrations, Instant.now().toString());
+            tunedNodes(cluster, context), calibrations, calibrate(cluster, context, recorded.getCalibration()),
+            Instant.now().toString());
         cluster.setStatus(status);
         metrics.publish(cluster, status);
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
         return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
+    }
+
+    /**
+     * Runs the calibration Job of {@code spec.calibration.request} once and follows it to its result. A finished
+     * request is not looked at again (its Job may be gone after its TTL; the figures stay in status); with no request
+     * the last result stays.
+     */
+    private CalibrationStatus calibrate(QueueCluster cluster, Context<QueueCluster> context, CalibrationStatus previous) {
+        CalibrationRequest request = cluster.getSpec().getCalibration();
+        if (request == null) {
+            return previous;
+        }
+        if (previous != null && request.getRequest().equals(previous.getRequest())
+            && previous.getPhase() != CalibrationStatus.Phase.Running) {
+            return previous;
+        }
+        ClusterNames names = ClusterNames.of(cluster);
+        String jobName = CalibrationJobModel.jobName(names, request.getRequest());
+        var jobs = context.getClient().batch().v1().jobs().inNamespace(names.namespace());
+        Job job = jobs.withName(jobName).get();
+        if (job == null) {
+            Job desired = CalibrationJobModel.job(cluster, ModelSupport.settings());
+            desired.addOwnerReference(cluster);
+            LOG.info("{}/{}: calibration request {}: creating Job {}", names.namespace(), names.cluster(), request.getRequest(), jobName);
+            jobs.resource(desired).create();
+            return CalibrationProgress.observe(request.getRequest(), jobName, null, List.of());
+        }
+        List<Pod> pods = context.getClient().pods().inNamespace(names.namespace()).withLabel("job-name", jobName).list().getItems();
+        CalibrationStatus observed = CalibrationProgress.observe(request.getRequest(), jobName, job, pods);
+        if (observed.getPhase() != CalibrationStatus.Phase.Running) {
+            LOG.info("{}/{}: calibration {}: {} {}", names.namespace(), names.cluster(), jobName, observed.getPhase(), observed.getMessage());
+        }
+        return observed;
     }
 
     /** One step of a rolling update, only from a steady cluster (RollingUpdatePlanner). */

@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.queueenterprise.operator.api.Calibration;
+import io.queueenterprise.operator.api.CalibrationStatus;
 import io.queueenterprise.operator.api.FailoverStatus;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
@@ -39,12 +40,21 @@ public final class StatusModel {
     public static QueueClusterStatus build(QueueCluster cluster, QueueClusterStatus previous, List<String> replicas,
                                            Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome outcome,
                                            int tunedNodes, Map<String, Calibration> calibrations, String now) {
+        return build(cluster, previous, replicas, observations, outcome, tunedNodes, calibrations, previous.getCalibration(), now);
+    }
+
+    /** @param calibrationJob the calibration Job's progress or result ({@link CalibrationProgress}), null if never asked */
+    public static QueueClusterStatus build(QueueCluster cluster, QueueClusterStatus previous, List<String> replicas,
+                                           Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome outcome,
+                                           int tunedNodes, Map<String, Calibration> calibrations,
+                                           CalibrationStatus calibrationJob, String now) {
         long generation = cluster.getMetadata().getGeneration() == null ? 0 : cluster.getMetadata().getGeneration();
         QueueClusterStatus status = new QueueClusterStatus();
         status.setObservedGeneration(generation);
         status.setTerm(Math.max(previous.getTerm() == null ? 0 : previous.getTerm(), outcome.term()));
         status.setLeader(outcome.leaderInPlace() ? outcome.leader() : previous.getLeader());
         status.setFailover(failover(previous.getFailover(), outcome));
+        status.setCalibration(calibrationJob);
         NodeStatusView leader = outcome.leaderInPlace() && observations.get(outcome.leader()) instanceof ReplicaObservation.Reachable l
             ? l.status() : null;
         List<ReplicaStatus> replicaStatuses = new ArrayList<>();
@@ -86,6 +96,7 @@ public final class StatusModel {
         conditions.add(Conditions.of(Conditions.FAILOVER, failingOver, failingOver ? "InProgress" : "NoFailoverInProgress",
             failover == null ? "no failover so far" : "term " + failover.getTerm() + ": " + failover.getFormerLeader() + " -> "
                 + failover.getCandidate() + " (" + failover.getPhase() + ")", generation));
+        conditions.add(CalibrationProgress.condition(calibrationJob, generation));
         status.setConditions(Conditions.merge(previous.getConditions(), conditions, now));
         return status;
     }

@@ -60,4 +60,45 @@ class CalibrationReadingTest {
         assertNull(CalibrationReading.read(document));
         assertNull(CalibrationReading.read(null));
     }
+
+    @Test
+    void aTerminationMessageIsValidatedBeforeItsFiguresArePublished() throws Exception {
+        ObjectNode document = (ObjectNode) documentedExample();
+        Calibration unreachable = CalibrationReading.parse(JSON.writeValueAsString(document));
+        assertEquals("unreachable", unreachable.getVerdict());
+        assertNull(unreachable.getPlainMessagesPerSecond(), "unreachable: no rate, not zero");
+        ((ObjectNode) document.at("/subjects/plain")).put("status", "ok").put("rate", 1_500_000);
+        ((ObjectNode) document.at("/subjects/ctr-poly1305")).put("status", "ok").put("rate", 800_000);
+        Calibration measured = CalibrationReading.parse(JSON.writeValueAsString(document));
+        assertEquals(1_500_000L, measured.getPlainMessagesPerSecond());
+        assertEquals(800_000L, measured.getEncryptedMessagesPerSecond());
+    }
+
+    @Test
+    void aBrokenTerminationMessageIsRefusedWithOneLineNamingWhatIsWrong() throws Exception {
+        String good = JSON.writeValueAsString(documentedExample());
+        assertRefused(null, "empty termination message");
+        assertRefused(good.substring(0, good.length() / 2), "not JSON");
+        assertRefused(good.replace("qe-calibration/1", "qe-calibration/2"), "schema");
+        assertRefused(good.replace("\"verdict\":\"unreachable\"", "\"verdict\":\"fine\""), "verdict");
+        ObjectNode negative = (ObjectNode) documentedExample();
+        ((ObjectNode) negative.at("/subjects/ctr")).put("status", "ok").put("rate", -5);
+        assertRefused(JSON.writeValueAsString(negative), "subjects.ctr.rate");
+        ObjectNode contradicting = (ObjectNode) documentedExample();
+        ((ObjectNode) contradicting.at("/subjects/plain")).put("rate", 1000);
+        assertRefused(JSON.writeValueAsString(contradicting), "subjects.plain is unreachable but has rate");
+        ObjectNode missing = (ObjectNode) documentedExample();
+        ((ObjectNode) missing.get("subjects")).remove("ctr-poly1305");
+        assertRefused(JSON.writeValueAsString(missing), "subjects.ctr-poly1305 is missing");
+        ObjectNode large = (ObjectNode) documentedExample();
+        large.put("padding", "x".repeat(CalibrationReading.MAX_DOCUMENT_BYTES));
+        assertRefused(JSON.writeValueAsString(large), "exceeds 4096");
+    }
+
+    private static void assertRefused(String text, String expected) {
+        CalibrationReading.InvalidCalibrationException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            CalibrationReading.InvalidCalibrationException.class, () -> CalibrationReading.parse(text));
+        org.junit.jupiter.api.Assertions.assertTrue(refused.getMessage().contains(expected), refused.getMessage());
+        org.junit.jupiter.api.Assertions.assertFalse(refused.getMessage().contains("\n"), "one line: " + refused.getMessage());
+    }
 }

@@ -143,6 +143,15 @@ abstract class QueueClusterScenario {
         return cluster;
     }
 
+    protected static io.queueenterprise.operator.api.CalibrationRequest calibration(int timeLimit, int duration, int warmup) {
+        io.queueenterprise.operator.api.CalibrationRequest request = new io.queueenterprise.operator.api.CalibrationRequest();
+        request.setRequest("first");
+        request.setTimeLimitSeconds(timeLimit);
+        request.setDurationSeconds(duration);
+        request.setWarmupSeconds(warmup);
+        return request;
+    }
+
     /** Creating {@code cluster} fails with 422 and the API server's message names the field and says the rule's text. */
     private void assertRefused(QueueCluster cluster, String field, String message) {
         KubernetesClientException refused = assertThrows(KubernetesClientException.class,
@@ -170,6 +179,12 @@ abstract class QueueClusterScenario {
         assertRefused(with(spec -> spec.setCoresPerReplica("1500m")), "spec.coresPerReplica", "must be a whole number of cores");
         assertRefused(with(spec -> spec.getQueues().get(0).setDataKeySecret(null)), "dataKeySecret", "an encrypted queue needs dataKeySecret");
         assertRefused(with(spec -> spec.getQueues().get(1).setRetention(new Retention())), "retention", "retention needs maxAge or maxBytes");
+        assertRefused(with(spec -> {
+            spec.setPinned(false);
+            spec.setCalibration(calibration(30, 1, 2));
+        }), "spec.calibration", "calibration requires pinned: true");
+        assertRefused(with(spec -> spec.setCalibration(calibration(10, 5, 6))), "spec.calibration.timeLimitSeconds",
+            "must leave room for one warm-up and one recorded run");
         // OpenAPI, before CEL
         assertRefused(with(spec -> spec.setReplicas(0)), "spec.replicas", "should be greater than or equal to 1");
         assertRefused(with(spec -> spec.getQueues().get(0).setName("Orders_1")), "spec.queues[0].name", "should match");
@@ -249,7 +264,8 @@ abstract class QueueClusterScenario {
             reconciled.getStatus().getConditions().forEach(c -> conditions.put(c.getType(), c.getStatus() + " " + c.getReason()));
             assertEquals("False NoQuorum", conditions.get("Quorum"), "the first reconcile: the node's pod is only being created: " + conditions);
             assertEquals("False", conditions.get("Ready").split(" ")[0], conditions.toString());
-            assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover"), conditions.keySet());
+            assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover", "Calibrated"), conditions.keySet());
+            assertEquals("False NotRequested", conditions.get("Calibrated"), conditions.toString());
 
             String uid = created.getMetadata().getUid();
             assertOwned(client.secrets().inNamespace(namespace).withName("solo-admin-token").get().getMetadata().getOwnerReferences(), uid);
