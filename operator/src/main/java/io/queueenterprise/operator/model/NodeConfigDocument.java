@@ -12,7 +12,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeConfigDocument(int version, String nodeId, String dataDirectory, List<Peer> peers,
-                                 String peerCredentialFile, List<Queue> queues, Admin admin, Metrics metrics,
+                                 String peerCredentialFile, String clientCredentialFile, List<Queue> queues, Admin admin, Metrics metrics,
                                  String idleStrategy) {
     public static final int SCHEMA_VERSION = 1;
 
@@ -21,8 +21,12 @@ public record NodeConfigDocument(int version, String nodeId, String dataDirector
         queues = List.copyOf(queues);
     }
 
-    /** A replica and where its replication endpoint listens (UDP, Aeron). */
-    public record Peer(String id, String host, int replicationPort) {
+    /**
+     * A replica, where its replication endpoint listens (UDP, Aeron) and, when the cluster serves remote clients
+     * (a client-credential Secret is set), where its client gateway listens; null otherwise.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Peer(String id, String host, int replicationPort, Integer clientPort) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

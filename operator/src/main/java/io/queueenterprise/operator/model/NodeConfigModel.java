@@ -29,17 +29,20 @@ public final class NodeConfigModel {
     public static NodeConfigDocument document(QueueCluster cluster, int ordinal, OperatorSettings settings) {
         ClusterNames names = ClusterNames.of(cluster);
         QueueClusterSpec spec = cluster.getSpec();
+        // the node serves remote clients only with both a client port and the client credential (its reader
+        // refuses one without the other): both come from the QueueCluster's client-credential Secret
+        boolean servesClients = spec.getClientCredentialSecret() != null;
         List<NodeConfigDocument.Peer> peers = new ArrayList<>();
         for (int replica = 0; replica < spec.getReplicas(); replica++) {
             peers.add(new NodeConfigDocument.Peer(names.replica(replica), names.replicaHost(replica, settings.clusterDomain()),
-                NodePaths.REPLICATION_PORT));
+                NodePaths.REPLICATION_PORT, servesClients ? NodePaths.CLIENT_PORT : null));
         }
         List<NodeConfigDocument.Queue> queues = new ArrayList<>();
         for (QueueDefinition queue : spec.getQueues()) {
             queues.add(queue(queue, spec));
         }
         return new NodeConfigDocument(NodeConfigDocument.SCHEMA_VERSION, names.replica(ordinal), NodePaths.DATA_DIRECTORY,
-            peers, NodePaths.PEER_CREDENTIAL_FILE, queues,
+            peers, NodePaths.PEER_CREDENTIAL_FILE, servesClients ? NodePaths.CLIENT_CREDENTIAL_FILE : null, queues,
             new NodeConfigDocument.Admin(BIND_ALL, NodePaths.ADMIN_PORT, NodePaths.ADMIN_TOKEN_FILE),
             new NodeConfigDocument.Metrics(BIND_ALL, NodePaths.METRICS_PORT), spec.getIdleStrategy().name());
     }

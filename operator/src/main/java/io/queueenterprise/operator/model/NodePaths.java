@@ -9,6 +9,10 @@ public final class NodePaths {
     public static final String PEER_DIRECTORY = "/etc/queue-enterprise/peer";
     public static final String PEER_CREDENTIAL_FILE = PEER_DIRECTORY + "/credential";
     public static final String CLIENT_DIRECTORY = "/etc/queue-enterprise/client";
+    /** The key {@code credential} of the QueueCluster's client-credential Secret, as mounted. */
+    public static final String CLIENT_CREDENTIAL_FILE = CLIENT_DIRECTORY + "/credential";
+    /** Where a node's gateway takes remote clients (UDP, Aeron); one replica per pod, so one port. */
+    public static final int CLIENT_PORT = 40120;
     public static final int REPLICATION_PORT = 40100;
     public static final int ADMIN_PORT = 40190;
     public static final int METRICS_PORT = 40191;

@@ -98,7 +98,7 @@ public final class QueueClusterModel {
 
     /** The headless Service: stable DNS names for peers; addresses published before readiness so peers find each other. */
     public Service headlessService() {
-        return new ServiceBuilder().withMetadata(metadata(names.headlessService()))
+        ServiceBuilder service = new ServiceBuilder().withMetadata(metadata(names.headlessService()))
             .withNewSpec()
                 .withClusterIP("None")
                 .withPublishNotReadyAddresses(true)
@@ -109,7 +109,17 @@ public final class QueueClusterModel {
                     .withTargetPort(new IntOrString(NodePaths.ADMIN_PORT)).endPort()
                 .addNewPort().withName("metrics").withProtocol("TCP").withPort(NodePaths.METRICS_PORT)
                     .withTargetPort(new IntOrString(NodePaths.METRICS_PORT)).endPort()
-            .endSpec().build();
+            .endSpec();
+        if (servesClients()) {
+            service.editSpec().addNewPort().withName("client").withProtocol("UDP").withPort(NodePaths.CLIENT_PORT)
+                .withTargetPort(new IntOrString(NodePaths.CLIENT_PORT)).endPort().endSpec();
+        }
+        return service.build();
+    }
+
+    /** Remote clients are served when the QueueCluster names their credential's Secret. */
+    private boolean servesClients() {
+        return spec.getClientCredentialSecret() != null;
     }
 
     /** A voluntary disruption (drain, upgrade) never takes the cluster below a majority. */
@@ -127,7 +137,8 @@ public final class QueueClusterModel {
 
     /**
      * Ingress to the nodes from their own replicas (all ports), the operator (admin port), authorised clients
-     * (replication port, where remote clients' Aeron traffic arrives) and anyone for metrics (no data there).
+     * (the client port, where remote clients' Aeron traffic arrives, when the cluster serves them) and anyone for
+     * metrics (no data there).
      * Host-network pods are outside NetworkPolicy's reach (docs/operator.md).
      */
     public NetworkPolicy networkPolicy() {
@@ -143,14 +154,14 @@ public final class QueueClusterModel {
             .addNewPort().withProtocol("TCP").withPort(new IntOrString(NodePaths.ADMIN_PORT)).endPort()
             .build());
         AuthorizedClients clients = spec.getAuthorizedClients();
-        if (clients != null && !clients.getPodSelector().isEmpty()) {
+        if (servesClients() && clients != null && !clients.getPodSelector().isEmpty()) {
             NetworkPolicyPeerBuilder peer = new NetworkPolicyPeerBuilder()
                 .withPodSelector(new LabelSelectorBuilder().withMatchLabels(clients.getPodSelector()).build());
             if (!clients.getNamespaceSelector().isEmpty()) {
                 peer.withNamespaceSelector(new LabelSelectorBuilder().withMatchLabels(clients.getNamespaceSelector()).build());
             }
             rules.add(new NetworkPolicyIngressRuleBuilder().withFrom(peer.build())
-                .addNewPort().withProtocol("UDP").withPort(new IntOrString(NodePaths.REPLICATION_PORT)).endPort()
+                .addNewPort().withProtocol("UDP").withPort(new IntOrString(NodePaths.CLIENT_PORT)).endPort()
                 .build());
         }
         rules.add(new NetworkPolicyIngressRuleBuilder().withFrom(new NetworkPolicyPeer[0])
@@ -255,10 +266,13 @@ public final class QueueClusterModel {
         Map<String, Quantity> resources = new LinkedHashMap<>();
         resources.put("cpu", new Quantity(spec.getCoresPerReplica()));
         resources.put("memory", new Quantity(spec.getMemory()));
-        List<ContainerPort> ports = List.of(
+        List<ContainerPort> ports = new ArrayList<>(List.of(
             new ContainerPortBuilder().withName("replication").withProtocol("UDP").withContainerPort(NodePaths.REPLICATION_PORT).build(),
             new ContainerPortBuilder().withName("admin").withProtocol("TCP").withContainerPort(NodePaths.ADMIN_PORT).build(),
-            new ContainerPortBuilder().withName("metrics").withProtocol("TCP").withContainerPort(NodePaths.METRICS_PORT).build());
+            new ContainerPortBuilder().withName("metrics").withProtocol("TCP").withContainerPort(NodePaths.METRICS_PORT).build()));
+        if (servesClients()) {
+            ports.add(new ContainerPortBuilder().withName("client").withProtocol("UDP").withContainerPort(NodePaths.CLIENT_PORT).build());
+        }
         return new ContainerBuilder()
             .withName(CONTAINER)
             .withImage(image)

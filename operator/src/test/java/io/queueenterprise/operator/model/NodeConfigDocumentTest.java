@@ -41,6 +41,7 @@ class NodeConfigDocumentTest {
             String id = peer.get("id").asText();
             assertEquals(id + ".replica-nodes.trading.svc.cluster.local", peer.get("host").asText());
             assertEquals(NodePaths.REPLICATION_PORT, peer.get("replicationPort").asInt(), "one replica per pod: one port");
+            assertEquals(NodePaths.CLIENT_PORT, peer.get("clientPort").asInt(), "one replica per pod: one client port");
         }
         assertEquals("0.0.0.0", rendered.at("/admin/bindAddress").asText());
         assertEquals("0.0.0.0", rendered.at("/metrics/bindAddress").asText());
@@ -103,6 +104,9 @@ class NodeConfigDocumentTest {
         for (JsonNode peer : document.get("peers")) {
             ((ObjectNode) peer).put("host", "<address>");
             ((ObjectNode) peer).put("replicationPort", -1);
+            if (peer.has("clientPort")) {
+                ((ObjectNode) peer).put("clientPort", -1);
+            }
         }
         ((ObjectNode) document.get("admin")).put("bindAddress", "<address>");
         ((ObjectNode) document.get("metrics")).put("bindAddress", "<address>");

@@ -193,9 +193,9 @@ class QueueClusterModelTest {
         assertEquals(Map.of("kubernetes.io/metadata.name", "queue-enterprise-system"),
             rules.get(1).getFrom().get(0).getNamespaceSelector().getMatchLabels());
         assertEquals(List.of(NodePaths.ADMIN_PORT), rules.get(1).getPorts().stream().map(port -> port.getPort().getIntVal()).toList());
-        // authorised clients: the replication (Aeron) port only
+        // authorised clients: the client gateway's (Aeron) port only, never the replication port
         assertEquals(Map.of("queue-enterprise.io/client", "replica"), rules.get(2).getFrom().get(0).getPodSelector().getMatchLabels());
-        assertEquals(List.of(NodePaths.REPLICATION_PORT), rules.get(2).getPorts().stream().map(port -> port.getPort().getIntVal()).toList());
+        assertEquals(List.of(NodePaths.CLIENT_PORT), rules.get(2).getPorts().stream().map(port -> port.getPort().getIntVal()).toList());
         // anyone: metrics only
         assertTrue(rules.get(3).getFrom().isEmpty());
         assertEquals(List.of(NodePaths.METRICS_PORT), rules.get(3).getPorts().stream().map(port -> port.getPort().getIntVal()).toList());

@@ -45,6 +45,7 @@ final class TestClusters {
         pool.setTolerations(List.of(new TolerationBuilder().withKey("queue-enterprise.io/dedicated").withOperator("Exists")
             .withEffect("NoSchedule").build()));
         spec.setNodePool(pool);
+        spec.setClientCredentialSecret("trading-client-credential"); // the example serves remote clients
         return cluster("replica", "trading", spec);
     }
 
