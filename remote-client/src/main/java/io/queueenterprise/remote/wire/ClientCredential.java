@@ -1,16 +1,13 @@
 package io.queueenterprise.remote.wire;
 
-import java.io.IOException;
+import io.queueenterprise.crypto.CredentialFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.Base64;
-import java.util.HexFormat;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -42,32 +39,10 @@ public final class ClientCredential implements AutoCloseable {
 
     /** Reads the credential file; a message names the file, never its content. */
     public static ClientCredential load(Path file) {
-        byte[] raw;
         try {
-            raw = Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new ClientCredentialException("client credential file " + file + " cannot be read: " + e.getMessage());
-        }
-        try {
-            String text = new String(raw, StandardCharsets.US_ASCII).strip();
-            byte[] decoded = null;
-            if (text.matches("[0-9a-fA-F]+") && text.length() % 2 == 0 && text.length() >= 2 * MIN_LENGTH) {
-                decoded = HexFormat.of().parseHex(text);
-            } else if (text.matches("[A-Za-z0-9+/=]+") && text.length() >= 43) {
-                try {
-                    decoded = Base64.getDecoder().decode(text);
-                } catch (IllegalArgumentException notBase64) {
-                    decoded = null;
-                }
-            }
-            byte[] secret = decoded != null && decoded.length >= MIN_LENGTH ? decoded : raw;
-            if (secret.length < MIN_LENGTH) {
-                throw new ClientCredentialException("client credential file " + file + " holds " + secret.length
-                        + " bytes; at least " + MIN_LENGTH + " random bytes are needed (raw, hex or base64)");
-            }
-            return new ClientCredential(secret.clone());
-        } finally {
-            Arrays.fill(raw, (byte) 0);
+            return new ClientCredential(CredentialFile.read(file, "client credential", MIN_LENGTH));
+        } catch (CredentialFile.UnusableCredentialException e) {
+            throw new ClientCredentialException(e.getMessage());
         }
     }
 

@@ -1,13 +1,10 @@
 package io.queueenterprise.replication.session;
 
+import io.queueenterprise.crypto.CredentialFile;
 import io.queueenterprise.replication.ReplicationException;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Base64;
-import java.util.HexFormat;
 
 /**
  * The per-cluster peer credential: 32 or more random bytes, one Secret shared by the replicas of a cluster and by
@@ -31,32 +28,10 @@ public final class PeerCredential implements AutoCloseable {
 
     /** Reads the credential file; the message names the file, never its content. */
     public static PeerCredential load(Path file) {
-        byte[] raw;
         try {
-            raw = Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new ReplicationException("peer credential file " + file + " cannot be read: " + e.getMessage(), e);
-        }
-        try {
-            String text = new String(raw, java.nio.charset.StandardCharsets.US_ASCII).strip();
-            byte[] decoded = null;
-            if (text.matches("[0-9a-fA-F]+") && text.length() % 2 == 0 && text.length() >= 2 * MIN_LENGTH) {
-                decoded = HexFormat.of().parseHex(text);
-            } else if (text.matches("[A-Za-z0-9+/=]+") && text.length() >= 43) {
-                try {
-                    decoded = Base64.getDecoder().decode(text);
-                } catch (IllegalArgumentException notBase64) {
-                    decoded = null;
-                }
-            }
-            byte[] secret = decoded != null && decoded.length >= MIN_LENGTH ? decoded : raw;
-            if (secret.length < MIN_LENGTH) {
-                throw new ReplicationException("peer credential file " + file + " holds " + secret.length
-                        + " bytes; at least " + MIN_LENGTH + " random bytes are needed (raw, hex or base64)");
-            }
-            return new PeerCredential(secret.clone());
-        } finally {
-            Arrays.fill(raw, (byte) 0);
+            return new PeerCredential(CredentialFile.read(file, "peer credential", MIN_LENGTH));
+        } catch (CredentialFile.UnusableCredentialException e) {
+            throw new ReplicationException(e.getMessage(), e.getCause());
         }
     }
 
