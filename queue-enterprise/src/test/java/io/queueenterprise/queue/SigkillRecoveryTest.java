@@ -110,6 +110,8 @@ class SigkillRecoveryTest {
                     appender.write(buffer, 0, CrashingWriter.encode(buffer, parentRound, sequence, (int) (sequence % 256), crc));
                 }
             }
+            // the parent can finish before the child's first write on a loaded machine: kill it only once it wrote
+            readWhileWriting(queueDir, keyDir, childRound);
         } finally {
             writer.destroyForcibly();
             assertTrue(writer.waitFor(30, TimeUnit.SECONDS), "writer died");
