@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
                 BenchCommand.class,
                 CalibrateCommand.class,
                 JmhCommand.class,
+                RatiosCommand.class,
         })
 public final class BenchTool implements Runnable {
 

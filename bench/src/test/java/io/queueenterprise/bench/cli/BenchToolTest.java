@@ -53,6 +53,11 @@ class BenchToolTest {
             "calibrate --bound abc | --bound",
             "calibrate --percentile 100 | --percentile",
             "calibrate --time-limit 0 | --time-limit",
+            "ratios --sizes 0 | --sizes",
+            "ratios --slice 10 | --slice",
+            "ratios --rounds 1 | --rounds",
+            "ratios --warmup-rounds -1 | --warmup-rounds",
+            "ratios --only nosuch | --only",
     })
     void aBadValueIsOneLineNamingTheOptionUsageAndExitCode2(String args, String option, @TempDir Path tmp) {
         Path out = tmp.resolve("out");
@@ -133,5 +138,27 @@ class BenchToolTest {
         List<String> names = new ArrayList<>();
         object.fieldNames().forEachRemaining(names::add);
         return names;
+    }
+
+    /** The interleaved ratios at their smallest: every subject measured, ratios and the targets' verdicts printed. */
+    @Test
+    void ratiosPrintsEverySubjectAndTheTargetsVerdicts() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stdout = System.out;
+        int rc;
+        try {
+            System.setOut(new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8));
+            rc = new CommandLine(new BenchTool()).execute("ratios", "--sizes", "40", "--slice", "1000", "--rounds", "3",
+                    "--warmup-rounds", "1");
+        } finally {
+            System.setOut(stdout);
+        }
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, out);
+        for (String subject : io.queueenterprise.bench.ratio.PathRatios.SUBJECTS) {
+            assertTrue(out.lines().anyMatch(l -> l.startsWith(subject + " ")), subject + " measured:\n" + out);
+        }
+        assertTrue(out.contains("Target library-ctr / plain >= 0.75 at 40 B: median"), out);
+        assertTrue(out.contains("Target library-ctr-poly1305 / plain >= 0.60 at 40 B: median"), out);
     }
 }

@@ -1,0 +1,235 @@
+package io.queueenterprise.bench.ratio;
+
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.CryptoEngine;
+import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.crypto.ExcerptOpener;
+import io.queueenterprise.crypto.ExcerptSealer;
+import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.queue.EnterpriseQueue;
+import io.queueenterprise.queue.QueueAppender;
+import io.queueenterprise.queue.QueueTailer;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.nio.file.Path;
+
+/**
+ * One way of appending and reading back an excerpt of a fixed size: raw Chronicle, the library plain or
+ * encrypted, or the crypto alone. Each subclass has its own loop, so the JIT compiles each path monomorphic
+ * even though all subjects share one JVM (they must: interleaving them is what makes their ratios readable on
+ * a loaded machine, see {@link PathRatios}).
+ */
+abstract class ExcerptPath implements AutoCloseable {
+    final String name;
+    final String description;
+
+    ExcerptPath(String name, String description) {
+        this.name = name;
+        this.description = description;
+    }
+
+    /** Appends and reads back {@code n} excerpts; returns a checksum the caller consumes (no dead code). */
+    abstract long run(int n);
+
+    @Override
+    public abstract void close();
+
+    /** Open-source Chronicle Queue alone: {@code writeBytes} / {@code readBytes}, the baseline. */
+    static final class ChronicleRaw extends ExcerptPath {
+        private final SingleChronicleQueue queue;
+        private final ExcerptAppender appender;
+        private final ExcerptTailer tailer;
+        private final Bytes<?> payload;
+        private final Bytes<?> received;
+
+        ChronicleRaw(Path dir, int size, boolean heapPayload) {
+            super(heapPayload ? "chronicle-raw-heap" : "chronicle-raw",
+                    heapPayload ? "raw Chronicle writeBytes from an on-heap byte[] view (as the CTR appender writes)"
+                            : "raw Chronicle writeBytes/readBytes, direct payload (the baseline)");
+            queue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(RollCycles.FAST_DAILY).build();
+            appender = queue.createAppender();
+            tailer = queue.createTailer();
+            payload = heapPayload ? Bytes.wrapForRead(filled(size)) : direct(size);
+            received = Bytes.allocateElasticDirect(size + 64);
+        }
+
+        @Override
+        long run(int n) {
+            long sum = 0;
+            for (int i = 0; i < n; i++) {
+                payload.readPosition(0);
+                appender.writeBytes(payload);
+                received.clear();
+                tailer.readBytes(received);
+                sum += received.readRemaining();
+            }
+            return sum;
+        }
+
+        @Override
+        public void close() {
+            appender.close();
+            tailer.close();
+            queue.close();
+            release(payload);
+            received.releaseLast();
+        }
+    }
+
+    /** Raw Chronicle through {@code writingDocument()}/{@code readingDocument()}: the authenticated appender's path. */
+    static final class ChronicleRawDocument extends ExcerptPath {
+        private final SingleChronicleQueue queue;
+        private final ExcerptAppender appender;
+        private final ExcerptTailer tailer;
+        private final Bytes<?> payload;
+        private final Bytes<?> received;
+
+        ChronicleRawDocument(Path dir, int size) {
+            super("chronicle-raw-document", "raw Chronicle writingDocument()/readingDocument() (the path that learns the index in the lock)");
+            queue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(RollCycles.FAST_DAILY).build();
+            appender = queue.createAppender();
+            tailer = queue.createTailer();
+            payload = direct(size);
+            received = Bytes.allocateElasticDirect(size + 64);
+        }
+
+        @Override
+        long run(int n) {
+            long sum = 0;
+            for (int i = 0; i < n; i++) {
+                try (DocumentContext dc = appender.writingDocument()) {
+                    dc.wire().bytes().write(payload, 0, payload.readLimit());
+                }
+                received.clear();
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    received.write(dc.wire().bytes());
+                }
+                sum += received.readRemaining();
+            }
+            return sum;
+        }
+
+        @Override
+        public void close() {
+            appender.close();
+            tailer.close();
+            queue.close();
+            payload.releaseLast();
+            received.releaseLast();
+        }
+    }
+
+    /** The library's appender and tailer, plain or encrypted in one mode. */
+    static final class Library extends ExcerptPath {
+        private final EnterpriseQueue queue;
+        private final QueueAppender appender;
+        private final QueueTailer tailer;
+        private final Bytes<?> payload;
+        private final Bytes<?> received;
+
+        Library(Path dir, int size, KeyRing ring, CipherMode mode) {
+            super(mode == null ? "library-plain" : mode == CipherMode.AES_128_CTR ? "library-ctr" : "library-ctr-poly1305",
+                    "the library's QueueAppender.write(Bytes) + QueueTailer.read(Bytes), "
+                            + (mode == null ? "plain" : mode.name()));
+            EnterpriseQueue.Builder builder = EnterpriseQueue.builder(dir);
+            if (mode != null) {
+                builder.encrypted(ring).cipherMode(mode);
+            }
+            queue = builder.build();
+            appender = queue.createAppender();
+            tailer = queue.createTailer();
+            payload = direct(size);
+            received = Bytes.allocateElasticDirect(size + 64);
+        }
+
+        @Override
+        long run(int n) {
+            long sum = 0;
+            for (int i = 0; i < n; i++) {
+                payload.readPosition(0);
+                appender.write(payload);
+                received.clear();
+                tailer.read(received);
+                sum += received.readRemaining();
+            }
+            return sum;
+        }
+
+        @Override
+        public void close() {
+            appender.close();
+            tailer.close();
+            queue.close();
+            payload.releaseLast();
+            received.releaseLast();
+        }
+    }
+
+    /** The crypto alone, on arrays: seal in place, then verify and decrypt, index bound as the appender does. */
+    static final class SealOpen extends ExcerptPath {
+        private final ExcerptSealer sealer;
+        private final ExcerptOpener opener;
+        private final byte[] plaintext;
+        private final byte[] envelope;
+        private final byte[] out;
+        private long index = 1L << 32;
+
+        SealOpen(int size, KeyRing ring, CipherMode mode) {
+            super(mode == CipherMode.AES_128_CTR ? "seal+open-ctr" : "seal+open-ctr-poly1305",
+                    "ExcerptSealer.sealInPlace + ExcerptOpener.verify/decryptTo on arrays, " + mode.name() + " (no queue)");
+            QueueIdentity identity = QueueIdentity.createNew("ratio");
+            sealer = new ExcerptSealer(identity, ring, mode, CryptoEngine.JCE);
+            opener = new ExcerptOpener(identity, ring, mode, CryptoEngine.JCE);
+            plaintext = filled(size);
+            envelope = new byte[Envelope.sealedLength(mode, size)];
+            out = new byte[size];
+        }
+
+        @Override
+        long run(int n) {
+            long sum = 0;
+            int size = plaintext.length;
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(plaintext, 0, envelope, Envelope.PAYLOAD_OFFSET, size);
+                int length = sealer.sealInPlace(index, envelope, 0, size);
+                sum += opener.verify(index, envelope, 0, length);
+                opener.decryptTo(out, 0);
+                index++;
+            }
+            return sum;
+        }
+
+        @Override
+        public void close() {
+            sealer.destroy();
+            opener.destroy();
+        }
+    }
+
+    static byte[] filled(int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) {
+            bytes[i] = (byte) i;
+        }
+        return bytes;
+    }
+
+    static Bytes<?> direct(int size) {
+        Bytes<?> bytes = Bytes.allocateDirect(size);
+        bytes.write(filled(size));
+        return bytes;
+    }
+
+    static void release(Bytes<?> bytes) {
+        if (bytes.isDirectMemory()) {
+            bytes.releaseLast();
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.queueenterprise.bench.ratio;
+
+import io.queueenterprise.bench.harness.Directories;
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.MasterKey;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Throughput ratios of the excerpt paths, readable on a loaded machine.
+ *
+ * <p>Why not JMH alone: JMH measures one subject after another, seconds apart, so on a shared 2-core machine the
+ * load changes between subjects and their ratio is mostly noise (errors of ±50–300 % were seen). Here every
+ * subject runs a short slice (a few milliseconds) in each round, in a fresh random order per round; a round's
+ * ratios compare slices taken within tens of milliseconds of each other, so load that lasts longer than a round
+ * hits numerator and denominator alike. The median over rounds is reported with its interquartile range.
+ * Slices are timed in the thread's CPU time, not wall time, so time spent preempted by other processes (the
+ * largest noise on a shared machine) is not counted; what remains is their effect on caches and on a shared
+ * hyperthread, which the interleaving spreads over all subjects.
+ *
+ * <p>What it does not remove: load that changes within a round (a stall inside one slice shows as a bad round,
+ * which the median ignores), and the subjects sharing one JVM (each has its own loop, so the JIT compiles each
+ * path for itself; the library's interfaces see two implementations, as an application using plain and
+ * encrypted queues would).
+ */
+public final class PathRatios {
+    /** Issue 6's targets: encrypted throughput over the library's plain throughput, per size. */
+    static final Map<String, double[]> TARGETS = Map.of(
+            "library-ctr", new double[]{0.75, 0.65},
+            "library-ctr-poly1305", new double[]{0.6, 0.5});
+
+    /** Every subject, in the order of the table. */
+    public static final List<String> SUBJECTS = List.of("chronicle-raw", "chronicle-raw-heap", "chronicle-raw-document",
+            "library-plain", "library-ctr", "library-ctr-poly1305", "seal+open-ctr", "seal+open-ctr-poly1305");
+
+    private final int size;
+    private final int slice;
+    private final int rounds;
+    private final int warmupRounds;
+    private final long seed;
+    /** Run just this subject (for a profiler), or null for all. */
+    private String only;
+
+    public PathRatios only(String subject) {
+        this.only = subject;
+        return this;
+    }
+
+    public PathRatios(int size, int slice, int rounds, int warmupRounds, long seed) {
+        if (size < 1 || slice < 1 || rounds < 3 || warmupRounds < 0) {
+            throw new IllegalArgumentException("size, slice >= 1, rounds >= 3, warm-up rounds >= 0 (got size=" + size
+                    + ", slice=" + slice + ", rounds=" + rounds + ", warm-up=" + warmupRounds + ")");
+        }
+        this.size = size;
+        this.slice = slice;
+        this.rounds = rounds;
+        this.warmupRounds = warmupRounds;
+        this.seed = seed;
+    }
+
+    /** ns per append+read of every subject, per measured round: {@code [subject][round]}. */
+    public record Result(int size, List<String> subjects, List<String> descriptions, double[][] nsPerOp) {
+        int indexOf(String subject) {
+            return subjects.indexOf(subject);
+        }
+
+        double medianNs(int s) {
+            return percentile(nsPerOp[s], 50);
+        }
+
+        /** Per-round throughput ratio subject / reference (= reference ns / subject ns), at a percentile of rounds. */
+        double ratio(int subject, int reference, double p) {
+            double[] r = new double[nsPerOp[subject].length];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = nsPerOp[reference][i] / nsPerOp[subject][i];
+            }
+            return percentile(r, p);
+        }
+
+        /** Per-round difference subject - reference in ns, median. */
+        double medianExtraNs(int subject, int reference) {
+            double[] d = new double[nsPerOp[subject].length];
+            for (int i = 0; i < d.length; i++) {
+                d[i] = nsPerOp[subject][i] - nsPerOp[reference][i];
+            }
+            return percentile(d, 50);
+        }
+    }
+
+    public Result run(PrintStream progress) throws IOException {
+        Path shm = Path.of("/dev/shm");
+        Path root = Files.createTempDirectory(Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")), "qe-ratios-");
+        byte[] material = new byte[32];
+        new SecureRandom().nextBytes(material);
+        KeyRing ring = KeyRing.single(MasterKey.of(1, material));
+        Arrays.fill(material, (byte) 0);
+        List<ExcerptPath> paths = new ArrayList<>();
+        try {
+            paths.add(new ExcerptPath.ChronicleRaw(Files.createDirectory(root.resolve("raw")), size, false));
+            paths.add(new ExcerptPath.ChronicleRaw(Files.createDirectory(root.resolve("raw-heap")), size, true));
+            paths.add(new ExcerptPath.ChronicleRawDocument(Files.createDirectory(root.resolve("raw-document")), size));
+            paths.add(new ExcerptPath.Library(Files.createDirectory(root.resolve("plain")), size, ring, null));
+            paths.add(new ExcerptPath.Library(Files.createDirectory(root.resolve("ctr")), size, ring, CipherMode.AES_128_CTR));
+            paths.add(new ExcerptPath.Library(Files.createDirectory(root.resolve("auth")), size, ring, CipherMode.AES_128_CTR_POLY1305));
+            paths.add(new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR));
+            paths.add(new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR_POLY1305));
+            if (only != null) {
+                List<ExcerptPath> kept = new ArrayList<>();
+                for (ExcerptPath p : paths) {
+                    if (p.name.equals(only)) {
+                        kept.add(p);
+                    }
+                }
+                if (kept.isEmpty()) {
+                    List<String> names = new ArrayList<>();
+                    paths.forEach(p -> names.add(p.name));
+                    throw new IllegalArgumentException("no subject named '" + only + "'; the subjects are " + names);
+                }
+                paths.removeAll(kept);
+                paths.forEach(ExcerptPath::close);
+                paths.clear();
+                paths.addAll(kept);
+            }
+            for (ExcerptPath p : paths) {
+                if (!SUBJECTS.contains(p.name)) {
+                    throw new IllegalStateException("subject " + p.name + " is missing from SUBJECTS");
+                }
+            }
+            int n = paths.size();
+            double[][] ns = new double[n][rounds];
+            int[] order = new int[n];
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+            }
+            SplittableRandom random = new SplittableRandom(seed);
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            if (!threads.isCurrentThreadCpuTimeSupported()) {
+                throw new IllegalStateException("this JVM cannot measure a thread's CPU time, which the ratios need");
+            }
+            long sink = 0;
+            for (int round = -warmupRounds; round < rounds; round++) {
+                shuffle(order, random);
+                for (int k = 0; k < n; k++) {
+                    int s = order[k];
+                    long start = threads.getCurrentThreadCpuTime();
+                    sink += paths.get(s).run(slice);
+                    long elapsed = threads.getCurrentThreadCpuTime() - start;
+                    if (round >= 0) {
+                        ns[s][round] = (double) elapsed / slice;
+                    }
+                }
+                if (progress != null && (round + 1) % 10 == 0) {
+                    progress.printf("  %d B: round %d of %d%n", size, round + 1, rounds);
+                }
+            }
+            if (sink == 42) {
+                progress.print(""); // consumes the checksums
+            }
+            List<String> names = new ArrayList<>();
+            List<String> descriptions = new ArrayList<>();
+            for (ExcerptPath p : paths) {
+                names.add(p.name);
+                descriptions.add(p.description);
+            }
+            return new Result(size, names, descriptions, ns);
+        } finally {
+            for (ExcerptPath p : paths) {
+                p.close();
+            }
+            Directories.deleteRecursively(root);
+        }
+    }
+
+    /** The table a person reads: median ns per append+read, ratios to the library's plain path with their IQR. */
+    public static void print(Result r, PrintStream out) {
+        if (r.subjects().size() == 1) {
+            out.printf("%n%d B, %s alone: median %.1f ns per append + read%n", r.size(), r.subjects().get(0), r.medianNs(0));
+            return;
+        }
+        int plain = r.indexOf("library-plain");
+        int raw = r.indexOf("chronicle-raw");
+        int rounds = r.nsPerOp()[0].length;
+        out.printf("%n%d B, %d rounds: median ns per append + read (and the interquartile range of the per-round ratio)%n",
+                r.size(), rounds);
+        out.printf("%-24s %10s %22s %22s%n", "subject", "ns/op", "throughput / plain", "throughput / raw");
+        for (int s = 0; s < r.subjects().size(); s++) {
+            out.printf("%-24s %10.1f %22s %22s%n", r.subjects().get(s), r.medianNs(s), ratioText(r, s, plain),
+                    ratioText(r, s, raw));
+        }
+        int ctr = r.indexOf("library-ctr");
+        int auth = r.indexOf("library-ctr-poly1305");
+        int sealCtr = r.indexOf("seal+open-ctr");
+        int sealAuth = r.indexOf("seal+open-ctr-poly1305");
+        out.printf("Cost over library-plain (median of per-round differences): ctr +%.0f ns (crypto alone %.0f ns), "
+                        + "ctr-poly1305 +%.0f ns (crypto alone %.0f ns)%n",
+                r.medianExtraNs(ctr, plain), r.medianNs(sealCtr), r.medianExtraNs(auth, plain), r.medianNs(sealAuth));
+        int sizeColumn = r.size() >= 256 ? 1 : 0;
+        for (Map.Entry<String, double[]> target : new LinkedHashMap<>(TARGETS).entrySet()) {
+            if (r.size() != 40 && r.size() != 256) {
+                break;
+            }
+            int s = r.indexOf(target.getKey());
+            double median = r.ratio(s, plain, 50);
+            double goal = target.getValue()[sizeColumn];
+            out.printf("Target %s / plain >= %.2f at %d B: median %.2f, %s%n", target.getKey(), goal, r.size(), median,
+                    median >= goal ? "met in this run" : "NOT met in this run");
+        }
+    }
+
+    private static String ratioText(Result r, int s, int reference) {
+        if (s == reference) {
+            return "1";
+        }
+        return String.format("%.2f (%.2f-%.2f)", r.ratio(s, reference, 50), r.ratio(s, reference, 25), r.ratio(s, reference, 75));
+    }
+
+    static double percentile(double[] values, double p) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        double rank = p / 100 * (sorted.length - 1);
+        int lo = (int) Math.floor(rank);
+        int hi = (int) Math.ceil(rank);
+        return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
+    }
+
+    private static void shuffle(int[] order, SplittableRandom random) {
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
+}
