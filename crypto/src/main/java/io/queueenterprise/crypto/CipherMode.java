@@ -6,7 +6,7 @@ public enum CipherMode {
     AES_128_CTR(1, 0),
     /**
      * AES-128 in counter mode plus a Poly1305 tag under a one-time key (AES of counter blocks 0 and 1 of the
-     * excerpt's nonce) over header, ciphertext and, when bound, the excerpt's index: authenticated.
+     * excerpt's nonce) over the ciphertext, the header's fields and, when bound, the excerpt's index: authenticated.
      */
     AES_128_CTR_POLY1305(2, 16);
 

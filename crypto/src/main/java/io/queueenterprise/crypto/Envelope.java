@@ -130,6 +130,16 @@ public final class Envelope {
         return (long) I64.get(bytes, off + EPOCH_OFFSET);
     }
 
+    /**
+     * The tag's last 8 bytes (little-endian): the ciphertext length in the low 32 bits, the header's first 4 bytes
+     * (version, mode and flags, key id) in the high 32. With the writer epoch and sequence, which select the
+     * one-time Poly1305 key, this binds every header field without absorbing the header as a block of its own
+     * (ChaCha20-Poly1305 binds its nonce the same way): one Poly1305 block fewer per seal and per open.
+     */
+    static long lengthWord(byte[] bytes, int off, int ciphertextLength) {
+        return Integer.toUnsignedLong(ciphertextLength) | ((long) (int) I32.get(bytes, off + VERSION_OFFSET) << 32);
+    }
+
     static void writeHeader(byte[] bytes, int off, CipherMode mode, boolean indexBound, int keyId, long epoch,
                             int sequence) {
         bytes[off + VERSION_OFFSET] = (byte) VERSION;

@@ -100,8 +100,9 @@ public final class ExcerptOpener {
             int payload = off + Envelope.PAYLOAD_OFFSET;
             int whole = plainLen & ~15;
             mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
-            mac.absorbFull(env, off, Envelope.HEADER_LENGTH + whole);
-            mac.absorbTail(env, payload + whole, plainLen - whole, indexBound ? index : 0L, plainLen);
+            mac.absorbFull(env, payload, whole);
+            mac.absorbTail(env, payload + whole, plainLen - whole, indexBound ? index : 0L,
+                    Envelope.lengthWord(env, off, plainLen));
             if (!mac.verify(env, payload + plainLen)) {
                 throw new EnvelopeException(EnvelopeException.Reason.AUTHENTICATION_FAILED, index, keyId);
             }

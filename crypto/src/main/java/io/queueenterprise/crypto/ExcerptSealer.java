@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * and two sealers share one only if their epochs collide (see {@link WriterEpochs}).
  *
  * <p>Two-phase sealing for writers that learn the index late: {@link #beginSeal} does all the work that does
- * not need the index (key refresh, AES, encryption, Poly1305 over header and ciphertext) before the caller
+ * not need the index (key refresh, AES, encryption, Poly1305 over the whole ciphertext blocks) before the caller
  * takes Chronicle's write lock; {@link #completeSeal(long)} absorbs the index and writes the tag inside it.
  * {@link #sealUnbound} is for writers that never learn the index (a remote client).
  */
@@ -96,7 +96,8 @@ public final class ExcerptSealer {
         if (mac != null) {
             int payload = pendingOffset + Envelope.PAYLOAD_OFFSET;
             int partial = pendingLength & 15;
-            mac.absorbTail(env, payload + pendingLength - partial, partial, pendingIndexBound ? index : 0L, pendingLength);
+            mac.absorbTail(env, payload + pendingLength - partial, partial, pendingIndexBound ? index : 0L,
+                    Envelope.lengthWord(env, pendingOffset, pendingLength));
             mac.finish(env, payload + pendingLength);
         }
     }
@@ -148,9 +149,9 @@ public final class ExcerptSealer {
         keystream.locate(k.aes, epoch, sequence, plaintextLength);
         keystream.xor(k.aes, epoch, sequence, src, srcOff, env, payload, plaintextLength);
         if (mac != null) {
-            // Header and whole ciphertext blocks are contiguous: one pass now; the rest in completeSeal.
+            // Whole ciphertext blocks now; the rest, with the header's fields in the last block, in completeSeal.
             mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
-            mac.absorbFull(env, envOff, Envelope.HEADER_LENGTH + (plaintextLength & ~15));
+            mac.absorbFull(env, payload, plaintextLength & ~15);
         }
         pendingIndexBound = indexBound;
         pendingBuffer = env;

@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * {@link #init} / {@link #absorbFull} / {@link #absorbTail} / {@link #finish} are the incremental form the
  * envelope uses (RFC 8439 section 2.8's AEAD layout: each part zero-padded to 16 bytes, lengths last), which
  * lets the appender absorb everything but the last block before it takes Chronicle's write lock. Two calls per
- * message, since each call loads and stores the accumulator: the contiguous header and whole ciphertext
+ * message, since each call loads and stores the accumulator: the whole ciphertext
  * blocks, then the padded remainder and the lengths block together.
  *
  * <p>Implementation: radix 2^64 (two 64-bit limbs plus a small third), 128-bit products with

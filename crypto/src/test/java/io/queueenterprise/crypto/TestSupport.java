@@ -79,9 +79,11 @@ final class TestSupport {
      */
     static byte[] macInput(byte[] header16, byte[] ciphertext, long boundIndex) {
         int padded = (ciphertext.length + 15) / 16 * 16;
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16 + padded + 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        b.put(header16).put(ciphertext).position(16 + padded);
-        b.putLong(boundIndex).putLong(ciphertext.length);
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(padded + 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.put(ciphertext).position(padded);
+        // the last block: le64(index or 0) || le64(ciphertext length | (version, mode byte, key id) << 32)
+        long headerWord = java.nio.ByteBuffer.wrap(header16, 0, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+        b.putLong(boundIndex).putLong(ciphertext.length | headerWord << 32);
         return b.array();
     }
 

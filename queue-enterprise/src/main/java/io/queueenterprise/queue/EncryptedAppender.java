@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
 /**
  * Seals each excerpt before it reaches the mapped file. Everything that does not need the index happens
  * before Chronicle's write lock is taken (key refresh after a rotation, AES, encryption straight from the
- * caller's array into a reusable staging array, Poly1305 over header and ciphertext); inside the lock only
+ * caller's array into a reusable staging array, Poly1305 over the ciphertext); inside the lock only
  * the index is bound into the tag and the envelope copied once into the excerpt. Other writers, in this
  * process or another, wait only for that.
  */
