@@ -41,23 +41,40 @@ abstract class ExcerptPath implements AutoCloseable {
     @Override
     public abstract void close();
 
-    /** Open-source Chronicle Queue alone: {@code writeBytes} / {@code readBytes}, the baseline. */
-    static final class ChronicleRaw extends ExcerptPath {
-        private final SingleChronicleQueue queue;
-        private final ExcerptAppender appender;
-        private final ExcerptTailer tailer;
-        private final Bytes<?> payload;
-        private final Bytes<?> received;
+    /** Open-source Chronicle Queue alone: one queue, its appender and tailer, a payload and a receiving buffer. */
+    abstract static class RawChronicle extends ExcerptPath {
+        final SingleChronicleQueue queue;
+        final ExcerptAppender appender;
+        final ExcerptTailer tailer;
+        final Bytes<?> payload;
+        final Bytes<?> received;
 
-        ChronicleRaw(Path dir, int size, boolean heapPayload) {
-            super(heapPayload ? "chronicle-raw-heap" : "chronicle-raw",
-                    heapPayload ? "raw Chronicle writeBytes from an on-heap byte[] view (as the CTR appender writes)"
-                            : "raw Chronicle writeBytes/readBytes, direct payload (the baseline)");
+        RawChronicle(String name, String description, Path dir, Bytes<?> payload, int size) {
+            super(name, description);
             queue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(RollCycles.FAST_DAILY).build();
             appender = queue.createAppender();
             tailer = queue.createTailer();
-            payload = heapPayload ? Bytes.wrapForRead(filled(size)) : direct(size);
+            this.payload = payload;
             received = Bytes.allocateElasticDirect(size + 64);
+        }
+
+        @Override
+        public void close() {
+            appender.close();
+            tailer.close();
+            queue.close();
+            release(payload);
+            received.releaseLast();
+        }
+    }
+
+    /** {@code writeBytes} / {@code readBytes}: the baseline (direct payload), or from an on-heap array's view. */
+    static final class ChronicleRaw extends RawChronicle {
+        ChronicleRaw(Path dir, int size, boolean heapPayload) {
+            super(heapPayload ? "chronicle-raw-heap" : "chronicle-raw",
+                    heapPayload ? "raw Chronicle writeBytes from an on-heap byte[] view (as the CTR appender once wrote)"
+                            : "raw Chronicle writeBytes/readBytes, direct payload (the baseline)",
+                    dir, heapPayload ? Bytes.wrapForRead(filled(size)) : direct(size), size);
         }
 
         @Override
@@ -72,32 +89,13 @@ abstract class ExcerptPath implements AutoCloseable {
             }
             return sum;
         }
-
-        @Override
-        public void close() {
-            appender.close();
-            tailer.close();
-            queue.close();
-            release(payload);
-            received.releaseLast();
-        }
     }
 
-    /** Raw Chronicle through {@code writingDocument()}/{@code readingDocument()}: the authenticated appender's path. */
-    static final class ChronicleRawDocument extends ExcerptPath {
-        private final SingleChronicleQueue queue;
-        private final ExcerptAppender appender;
-        private final ExcerptTailer tailer;
-        private final Bytes<?> payload;
-        private final Bytes<?> received;
-
+    /** {@code writingDocument()}/{@code readingDocument()}: the path the authenticated appender takes. */
+    static final class ChronicleRawDocument extends RawChronicle {
         ChronicleRawDocument(Path dir, int size) {
-            super("chronicle-raw-document", "raw Chronicle writingDocument()/readingDocument() (the path that learns the index in the lock)");
-            queue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(RollCycles.FAST_DAILY).build();
-            appender = queue.createAppender();
-            tailer = queue.createTailer();
-            payload = direct(size);
-            received = Bytes.allocateElasticDirect(size + 64);
+            super("chronicle-raw-document", "raw Chronicle writingDocument()/readingDocument() (the path that learns the index in the lock)",
+                    dir, direct(size), size);
         }
 
         @Override
@@ -114,15 +112,6 @@ abstract class ExcerptPath implements AutoCloseable {
                 sum += received.readRemaining();
             }
             return sum;
-        }
-
-        @Override
-        public void close() {
-            appender.close();
-            tailer.close();
-            queue.close();
-            payload.releaseLast();
-            received.releaseLast();
         }
     }
 
