@@ -2,10 +2,11 @@ package io.queueenterprise.replication.engine;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
+import io.aeron.ControlledFragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.ControlledFragmentHandler.Action;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.NodeStatus;
@@ -71,6 +72,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
     static final long HELLO_RETRY_NANOS = 1_000_000_000L;
+    /** A queue whose writer has been blocked this long in the store says so in its state detail. */
+    static final long WRITER_BLOCKED_REPORT_NANOS = 1_000_000_000L;
     /** Excerpts a leader's own tail takes per duty cycle and queue, so one busy queue cannot starve the rest. */
     static final int SELF_TAIL_PER_CYCLE = 4096;
 
@@ -87,12 +90,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private final QueueOpener opener;
     /** Some queue is not open yet: the duty cycle looks for it in the opener's slots. */
     private boolean queuesPending = true;
+    /** Some queue waits for its writer to find its last index after a role change. */
+    private boolean settling;
     private MediaDriver driver;
     private Aeron aeron;
     private AgentInvoker driverInvoker;
     private AgentInvoker clientInvoker;
     private Subscription subscription;
-    private FragmentAssembler assembler;
+    private ControlledFragmentAssembler assembler;
     private PeerLink[] peers;
     private QueueReplica[] queues;
 
@@ -229,7 +234,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
 
         NodeConfig.Peer me = config.peers().get(self);
         subscription = aeron.addSubscription(channel(me), STREAM_ID);
-        assembler = new FragmentAssembler(this::onFragment);
+        assembler = new ControlledFragmentAssembler(this::onFragment);
         peers = new PeerLink[config.peers().size()];
         for (int i = 0; i < peers.length; i++) {
             if (i != self) {
@@ -278,6 +283,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             q.descriptorWatch = opened.descriptorWatch();
             q.damage = opened.damage();
             q.stateDetail = q.damage == null ? "" : q.damage;
+            q.writer = new QueueWriter(config.nodeId(), q.spec.name(), q.store, q.checksums, q.lastIndex);
+            q.acceptedIndex = q.lastIndex;
             q.open = true;
             adopted++;
             switch (role) {
@@ -306,6 +313,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             for (QueueReplica q : queues) {
                 if (q != null && q.open) {
                     closeTails(q);
+                    if (!q.writer.stop(5, TimeUnit.SECONDS)) {
+                        continue; // blocked inside Chronicle: closing the store under it could crash the JVM
+                    }
                     if (q.checksums != null) {
                         q.checksums.close();
                     }
@@ -357,7 +367,10 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             work += adoptOpenedQueues(System.nanoTime()); // before commands: a command sees every queue opened so far
         }
         work += runCommands();
-        work += subscription.poll(assembler, 64);
+        if (settling) {
+            work += settleQueues(System.nanoTime());
+        }
+        work += subscription.controlledPoll(assembler, 64);
         long now = System.nanoTime();
         if (role == NodeStatus.Role.LEADER) {
             work += leaderSession.work(now, term);
@@ -408,7 +421,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     @Override
     public ReplicaStore store(int queue) {
         QueueReplica q = queues[queue];
-        return q.open ? q.store : null; // not yet handed over by the queue opener
+        return q.active() ? q.store : null; // not yet handed over by the queue opener, or settling after a role change
     }
 
     @Override
@@ -519,12 +532,90 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         dropAllSessions();
         role = NodeStatus.Role.LEADER;
         leader = self;
-        long now = System.nanoTime();
         for (QueueReplica q : queues) {
             if (q.open) {
-                leadQueue(q, now, q.store.lastIndex()); // a queue still opening is led when it joins
+                settle(q); // led once its writer found its last index; a queue still opening is led when it joins
             }
         }
+    }
+
+    /**
+     * A role change: the queue takes no part until its writer, after the writes it has in hand, found the queue's
+     * last index (Chronicle's end scan can take seconds on a copy a killed writer left mid-excerpt, and writes queued
+     * before it can wait on a stalled writer's lock); then {@link #settleQueues} applies the node's role to it.
+     */
+    private void settle(QueueReplica q) {
+        closeTails(q);
+        q.store.publishWritableTerm(-1); // no library appender writes until the new role is applied
+        q.settling = true;
+        q.roleGeneration++;
+        q.settleRequested = q.writer.findLast(q.roleGeneration);
+        q.writer.wake();
+        q.synced = false;
+        q.waitingForWriter = false;
+        q.helloWhenDrained = false;
+        q.ringFullSinceNanos = 0;
+        q.dropPart();
+        if (q.damage == null) {
+            q.state = QueueStatus.State.STOPPED;
+            q.stateDetail = "finding the last index for the new role";
+        }
+        settling = true;
+    }
+
+    /** Queues whose writer found their last index take the node's current role. */
+    private int settleQueues(long now) {
+        int work = 0;
+        boolean stillSettling = false;
+        boolean joinedAsFollower = false;
+        for (QueueReplica q : queues) {
+            if (!q.settling) {
+                continue;
+            }
+            if (!q.settleRequested) {
+                q.settleRequested = q.writer.findLast(q.roleGeneration);
+                q.writer.wake();
+                stillSettling = true;
+                continue;
+            }
+            Long last = q.writer.foundLastIndex(q.roleGeneration);
+            if (last == null) {
+                stillSettling = true;
+                long blocked = q.writer.busyNanos(now);
+                if (blocked > WRITER_BLOCKED_REPORT_NANOS && q.damage == null) {
+                    q.stateDetail = "finding the last index for the new role: its writer has been blocked in the store for "
+                            + blocked / 1_000_000 + " ms";
+                }
+                continue;
+            }
+            q.settling = false;
+            work++;
+            if (last == QueueWriter.SCAN_FAILED) {
+                q.state = QueueStatus.State.CORRUPTED;
+                q.stateDetail = String.valueOf(q.writer.failure());
+                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
+                continue;
+            }
+            q.acceptedIndex = last;
+            switch (role) {
+                case LEADER -> leadQueue(q, now, last);
+                case FOLLOWER -> {
+                    followQueue(q, last);
+                    joinedAsFollower = true;
+                }
+                default -> stopQueue(q, role);
+            }
+        }
+        settling = stillSettling;
+        if (joinedAsFollower && peers[leader].established) {
+            follower.sendHello(peers[leader], term); // the leader learns where the settled queues stand
+        }
+        return work;
+    }
+
+    /** No queue is waiting for its last index after a role change. Duty-cycle thread. */
+    public boolean settled() {
+        return !settling;
     }
 
     /**
@@ -559,7 +650,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         leader = leaderPosition;
         for (QueueReplica q : queues) {
             if (q.open) {
-                followQueue(q, q.store.lastIndex());
+                q.store.publishWritableTerm(-1); // at once: no library appender writes here from now on
+                q.store.recordReplica();
+                settle(q);
             }
         }
         peers[leaderPosition].challengeSentNanos = System.nanoTime() - CHALLENGE_RETRY_NANOS;
@@ -592,6 +685,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     }
 
     private void stopQueue(QueueReplica q, NodeStatus.Role newRole) {
+        q.settling = false; // a fenced or standby queue needs no last index
         q.store.publishWritableTerm(-1);
         if (newRole == NodeStatus.Role.FENCED) {
             q.store.recordReplica();
@@ -684,12 +778,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     // ------------------------------------------------------------------------------------------------ follower
 
     private int followerWork(long now) {
-        for (QueueReplica q : queues) {
-            if (q.open) {
-                q.checksums.flushIfDue(now); // housekeeping: not counted as work, so the idle strategy still backs off
-            }
-        }
         PeerLink p = peers[leader];
+        int written = follower.pollWriters(p.established ? p : null, term);
         if (p.established) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
                 LOG.log(System.Logger.Level.INFO, config.nodeId() + ": no frame from leader " + p.id + " for "
@@ -705,9 +795,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             }
             if (follower.helloDue(now)) {
                 follower.sendHello(p, term); // the HELLO or its answer was lost (control frames are not retried forever)
-                return 1;
+                return written + 1;
             }
-            return 0;
+            return written;
         }
         if (now - p.challengeSentNanos >= CHALLENGE_RETRY_NANOS) {
             p.challengeSentNanos = now;
@@ -715,9 +805,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             random.nextBytes(p.initiatorNonce);
             control.handshake(FrameType.CHALLENGE, term, p.pendingSessionId).bytes(p.initiatorNonce, 0, HandshakeBody.NONCE_LENGTH);
             control.sendHandshake(p, true); // lost or refused: retried after CHALLENGE_RETRY_NANOS
-            return 1;
+            return written + 1;
         }
-        return 0;
+        return written;
     }
 
     // ------------------------------------------------------------------------------------------------ both
@@ -755,40 +845,45 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         control.refuse(p, term, frame.sessionId(), reason, queue, detail, message);
     }
 
-    private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+    /**
+     * One frame from the subscription. ABORT leaves it there, to be read again next cycle: a follower's writer had no
+     * room for it (back-pressure; see {@link FollowerSession}).
+     */
+    private Action onFragment(DirectBuffer buffer, int offset, int length, Header header) {
         rx.putBytes(0, buffer, offset, length); // a heap copy: the MAC and the follower's write read it as an array
         try {
             frame.wrap(rx, 0, length);
         } catch (MalformedFrameException e) {
             drops.increment(DropReason.MALFORMED);
-            return;
+            return Action.CONTINUE;
         }
         int sender = frame.sender();
         if (sender >= peers.length || sender == self) {
             drops.increment(DropReason.UNKNOWN_PEER);
-            return;
+            return Action.CONTINUE;
         }
         PeerLink p = peers[sender];
+        long previousSequence = p.rxSequence;
         FrameType type = frame.type();
         boolean handshakeFrame = type == FrameType.CHALLENGE || type == FrameType.CHALLENGE_RESPONSE || type == FrameType.PROOF;
         boolean refusalBeforeSession = type == FrameType.REFUSAL && !(p.established && frame.sessionId() == p.sessionId);
         if (handshakeFrame || refusalBeforeSession) {
             if (!handshakeMac.verify(frame)) {
                 drops.increment(DropReason.UNAUTHENTICATED);
-                return;
+                return Action.CONTINUE;
             }
         } else {
             if (!p.established || frame.sessionId() != p.sessionId) {
                 drops.increment(DropReason.UNKNOWN_SESSION);
-                return;
+                return Action.CONTINUE;
             }
             if (!p.sessionMac.verify(frame)) {
                 drops.increment(DropReason.BAD_MAC);
-                return;
+                return Action.CONTINUE;
             }
             if (frame.sequence() <= p.rxSequence) {
                 drops.increment(DropReason.REPLAYED);
-                return;
+                return Action.CONTINUE;
             }
             p.rxSequence = frame.sequence();
         }
@@ -801,23 +896,29 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             } else {
                 drops.increment(DropReason.TERM_AHEAD); // only the admin endpoint moves this node's term
             }
-            return;
+            return Action.CONTINUE;
         }
         try {
-            dispatch(p, type);
+            if (!dispatch(p, type)) {
+                p.rxSequence = previousSequence; // read again next cycle: not a replay
+                p.lastHeardNanos = System.nanoTime(); // the leader is talking; this node is not listening yet
+                return Action.ABORT;
+            }
         } catch (MalformedFrameException e) {
             drops.increment(DropReason.MALFORMED);
         }
+        return Action.CONTINUE;
     }
 
-    private void dispatch(PeerLink p, FrameType type) throws MalformedFrameException {
+    /** @return false to read the frame again next cycle (back-pressure from a follower's writer) */
+    private boolean dispatch(PeerLink p, FrameType type) throws MalformedFrameException {
         long now = System.nanoTime();
         switch (type) {
             case CHALLENGE -> {
                 handshake.wrap(frame);
                 if (role != NodeStatus.Role.LEADER) {
                     refuse(p, RefusalReason.NOT_LEADER, RefusalBody.NO_QUEUE, term, config.nodeId() + " is " + role);
-                    return;
+                    return true;
                 }
                 handshake.initiatorNonce(p.initiatorNonce);
                 random.nextBytes(p.responderNonce);
@@ -833,12 +934,12 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 handshake.wrap(frame);
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader || frame.sessionId() != p.pendingSessionId) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 handshake.initiatorNonce(nonceScratch);
                 if (!java.util.Arrays.equals(nonceScratch, p.initiatorNonce)) {
                     drops.increment(DropReason.UNAUTHENTICATED);
-                    return;
+                    return true;
                 }
                 handshake.responderNonce(p.responderNonce);
                 handshake.proof(proofScratch);
@@ -846,7 +947,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                         p.initiatorNonce, p.responderNonce);
                 if (!SessionCrypto.proofEquals(expected, proofScratch)) {
                     drops.increment(DropReason.UNAUTHENTICATED);
-                    return;
+                    return true;
                 }
                 byte[] proof = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, self, p.position, term,
                         p.initiatorNonce, p.responderNonce);
@@ -863,14 +964,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 handshake.wrap(frame);
                 if (role != NodeStatus.Role.LEADER || !p.awaitingProof || frame.sessionId() != p.pendingSessionId) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 handshake.proof(proofScratch);
                 byte[] expected = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, p.position, self, term,
                         p.initiatorNonce, p.responderNonce);
                 if (!SessionCrypto.proofEquals(expected, proofScratch)) {
                     drops.increment(DropReason.UNAUTHENTICATED);
-                    return;
+                    return true;
                 }
                 p.dropSession();
                 establish(p, p.position, self, now);
@@ -880,7 +981,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.LEADER) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 leaderSession.onHello(p, hello, term);
             }
@@ -889,7 +990,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 follower.onDescriptor(p, descriptor, term);
             }
@@ -898,25 +999,25 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
-                follower.onData(p, data, term);
+                return follower.onData(p, data, frame.length(), term, now);
             }
             case EXCERPT_PART -> {
                 part.wrap(frame);
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
-                follower.onExcerptPart(p, part, term);
+                return follower.onExcerptPart(p, part, term, now);
             }
             case ACK -> {
                 ack.wrap(frame);
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.LEADER) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 leaderSession.onAck(p, ack);
             }
@@ -933,6 +1034,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             }
             default -> drops.increment(DropReason.UNEXPECTED);
         }
+        return true;
     }
 
     private void establish(PeerLink p, int initiator, int responder, long now) {
