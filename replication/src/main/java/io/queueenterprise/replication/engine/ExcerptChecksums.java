@@ -23,8 +23,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Cost on the write path: one CRC32C (intrinsified) per excerpt and a 12-byte put into a direct buffer; the buffer
  * goes to the file when full or at most every {@link #FLUSH_NANOS} (one {@code write} call, no fsync), so a killed
- * node loses at most that long's records: those excerpts are then not checked, never reported wrongly. Duty-cycle
- * thread only.
+ * node loses at most that long's records: those excerpts are then not checked, never reported wrongly. Used by the
+ * queue's {@link QueueWriter} thread, and by the duty thread only while that writer is idle (see there).
  */
 final class ExcerptChecksums implements AutoCloseable {
     static final String FILE_NAME = "replica-checksums.bin";

@@ -288,7 +288,7 @@ final class FollowerSession {
      * (DISK_FULL or CORRUPTED, with a refusal to the leader), and says HELLO for queues whose writer drained after it
      * held them up. {@code p}: the leader's link when a session is established, else null (nothing is sent).
      */
-    int pollWriters(PeerLink p, long term) {
+    int pollWriters(PeerLink p, long term, long now) {
         this.term = term;
         int work = 0;
         boolean hello = false;
@@ -297,6 +297,7 @@ final class FollowerSession {
                 continue;
             }
             QueueWriter w = q.writer;
+            reportBlocked(q, w.busyNanos(now));
             long written = w.writtenIndex();
             if (written > q.lastIndex) {
                 q.lastIndex = written;
@@ -428,6 +429,24 @@ final class FollowerSession {
         sendHello(p, term);
         return false;
     }
+
+    /** A writer blocked in the store for more than a second says so in the queue's detail (updated each second). */
+    private static void reportBlocked(QueueReplica q, long blockedNanos) {
+        long seconds = blockedNanos / 1_000_000_000L;
+        if (seconds == q.blockedSecondsReported) {
+            return;
+        }
+        boolean wasReporting = q.blockedSecondsReported > 0;
+        q.blockedSecondsReported = seconds;
+        if (seconds > 0) {
+            q.stateDetail = BLOCKED_DETAIL + seconds + " s (another process holding the queue's write lock, stalled or"
+                    + " killed?); the other queues go on";
+        } else if (wasReporting && q.stateDetail != null && q.stateDetail.startsWith(BLOCKED_DETAIL)) {
+            q.stateDetail = "";
+        }
+    }
+
+    private static final String BLOCKED_DETAIL = "its writer has been blocked in the store for ";
 
     /** After the writer wrote more: the leader's quorum index as far as held here, LIVE when caught up, ack. */
     private void afterWritten(PeerLink p, QueueReplica q) {

@@ -53,6 +53,8 @@ final class QueueReplica {
     boolean waitingForWriter;
     /** Follower: a HELLO is owed for this queue as soon as its writer has drained. */
     boolean helloWhenDrained;
+    /** Follower: whole seconds its writer has been blocked, as last written into {@link #stateDetail}. */
+    long blockedSecondsReported;
     /** Follower: the writer's failed writes reported so far (state, refusal). */
     long failuresSeen;
     /** Follower: the CRC32C of every excerpt it stored, checked when the node opens the queue. */

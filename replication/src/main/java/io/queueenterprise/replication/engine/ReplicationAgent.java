@@ -779,7 +779,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
 
     private int followerWork(long now) {
         PeerLink p = peers[leader];
-        int written = follower.pollWriters(p.established ? p : null, term);
+        int written = follower.pollWriters(p.established ? p : null, term, now);
         if (p.established) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
                 LOG.log(System.Logger.Level.INFO, config.nodeId() + ": no frame from leader " + p.id + " for "
