@@ -47,6 +47,19 @@ public interface NodeControl extends AutoCloseable {
      */
     Histogram ackLatencySinceLastCall(String queue);
 
+    /**
+     * Why the node cannot replicate until it is restarted, or null: its embedded Aeron client and driver died and
+     * could not be restarted in place. Health and readiness fail while it is set (Kubernetes then restarts the pod).
+     */
+    default String transportProblem() {
+        return null;
+    }
+
+    /** How many times the node restarted its embedded Aeron client and driver in place since it started. */
+    default long transportRestarts() {
+        return 0;
+    }
+
     /** Stops replication gracefully: what was acknowledged stays acknowledged; no excerpt is half written. */
     @Override
     void close();

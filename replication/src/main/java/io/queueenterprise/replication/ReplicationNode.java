@@ -279,6 +279,24 @@ public final class ReplicationNode implements NodeControl {
     }
 
     @Override
+    public String transportProblem() {
+        return agent.transportProblem();
+    }
+
+    @Override
+    public long transportRestarts() {
+        return agent.transportRestarts();
+    }
+
+    /** Test hook: the embedded Aeron client closes, as when its conductor fails; the node must notice and recover. */
+    void closeAeronClientForTest() {
+        call(a -> {
+            a.closeAeronClientForTest();
+            return Boolean.TRUE;
+        });
+    }
+
+    @Override
     public Histogram ackLatencySinceLastCall(String queue) {
         return agent.ackLatencySinceLastCall(queue);
     }

@@ -67,8 +67,15 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     public static final int STREAM_ID = 0x5145; // "QE"
     static final int MAX_BATCH_BYTES = 64 * 1024;
     static final long HEARTBEAT_NANOS = 100_000_000L;
-    /** How long the embedded client and driver tolerate a stalled duty thread (see onStart). */
+    /** How long the embedded client and driver tolerate a stalled duty thread (see startTransport). */
     static final long EMBEDDED_LIVENESS_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
+    /**
+     * Test-only: a shorter liveness timeout (milliseconds), so that a test can stall a node past it in seconds. Not a
+     * configuration field: in production the timeout only has to outlast any stall the node should survive in place.
+     */
+    public static final String LIVENESS_TIMEOUT_PROPERTY = "qe.node.test.embeddedLivenessTimeoutMs";
+    static final long TRANSPORT_CHECK_NANOS = 100_000_000L;
+    static final long TRANSPORT_RESTART_BACKOFF_NANOS = 5_000_000_000L;
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
     static final long HELLO_RETRY_NANOS = 1_000_000_000L;
@@ -125,6 +132,11 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private RefusalReason lastRefusalLogged;
     private long lastRefusalLoggedNanos;
     private volatile NodeStatus lastStatus;
+    private final long embeddedLivenessTimeoutNs;
+    private long lastTransportCheckNanos;
+    private long lastTransportRestartNanos;
+    private volatile String transportProblem;
+    private volatile long transportRestarts;
     private volatile boolean closed;
     /** Remote clients (its own class; one call per duty cycle): null when the node serves none. */
     private final io.queueenterprise.replication.client.ClientGateway clients;
@@ -155,6 +167,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.control = new ControlFrames(me, handshakeMac);
         this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory());
+        this.embeddedLivenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(
+                Long.getLong(LIVENESS_TIMEOUT_PROPERTY, TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS)));
     }
 
     /**
@@ -206,46 +220,13 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         }
         follower = new FollowerSession(queues, drops, control);
         opener.start();
-        MediaDriver.Context driverContext = new MediaDriver.Context()
-                .aeronDirectoryName(aeronDirectory.toString())
-                .threadingMode(ThreadingMode.INVOKER)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                // Client and driver share this thread and process, so their mutual liveness checks guard nothing;
-                // at Aeron's 10 s default a stall of the duty thread (Chronicle waiting out a dead writer's lock and
-                // open header, 20-40 s measured after SIGKILL; a long GC or SIGSTOP) killed the client FATAL for good
-                // ("service interval exceeded") and the node never replicated again. Peers still see a stalled node
-                // at once: image liveness and connection timeouts keep their defaults.
-                .clientLivenessTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS)
-                .publicationUnblockTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS + TimeUnit.SECONDS.toNanos(10))
-                .termBufferSparseFile(true)
-                .publicationTermBufferLength(8 * 1024 * 1024)
-                .ipcTermBufferLength(1024 * 1024)
-                .warnIfDirectoryExists(false);
-        driver = MediaDriver.launch(driverContext);
-        driverInvoker = driver.sharedAgentInvoker();
-        aeron = Aeron.connect(new Aeron.Context()
-                .aeronDirectoryName(aeronDirectory.toString())
-                .useConductorAgentInvoker(true)
-                .driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
-                .driverAgentInvoker(driverInvoker));
-        clientInvoker = aeron.conductorAgentInvoker();
-        control.invokers(driverInvoker, clientInvoker);
-
-        NodeConfig.Peer me = config.peers().get(self);
-        subscription = aeron.addSubscription(channel(me), STREAM_ID);
-        assembler = new ControlledFragmentAssembler(this::onFragment);
         peers = new PeerLink[config.peers().size()];
-        for (int i = 0; i < peers.length; i++) {
-            if (i != self) {
-                ExclusivePublication publication = aeron.addExclusivePublication(channel(config.peers().get(i)), STREAM_ID);
-                peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
-            }
-        }
+        startTransport();
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         if (clients != null) {
             clients.start(aeron, this);
         }
+        lastTransportCheckNanos = System.nanoTime();
         NodeStateFile.State persisted = stateFile.read();
         term = persisted.term();
         switch (persisted.role()) {
@@ -255,6 +236,149 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             default -> stopServing(NodeStatus.Role.STANDBY);
         }
         lastStatus = buildStatus();
+    }
+
+    /**
+     * Launches the embedded media driver and the Aeron client, the subscription and a publication per peer. Called at
+     * start and again by {@link #restartTransport} once the pair died.
+     */
+    private void startTransport() {
+        MediaDriver.Context driverContext = new MediaDriver.Context()
+                .aeronDirectoryName(aeronDirectory.toString())
+                .threadingMode(ThreadingMode.INVOKER)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                // Client and driver share this thread and process, so their mutual liveness checks guard nothing;
+                // at Aeron's 10 s default a stall of the duty thread (Chronicle waiting out a dead writer's lock and
+                // open header, 20-40 s measured after SIGKILL; a long GC or SIGSTOP) killed the client FATAL
+                // ("service interval exceeded"). Peers still see a stalled node at once: image liveness and
+                // connection timeouts keep their defaults. A longer stall still ends the pair: see restartTransport.
+                .clientLivenessTimeoutNs(embeddedLivenessTimeoutNs)
+                .publicationUnblockTimeoutNs(embeddedLivenessTimeoutNs + TimeUnit.SECONDS.toNanos(10))
+                .termBufferSparseFile(true)
+                .publicationTermBufferLength(8 * 1024 * 1024)
+                .ipcTermBufferLength(1024 * 1024)
+                .warnIfDirectoryExists(false);
+        driver = MediaDriver.launch(driverContext);
+        driverInvoker = driver.sharedAgentInvoker();
+        aeron = Aeron.connect(new Aeron.Context()
+                .aeronDirectoryName(aeronDirectory.toString())
+                .useConductorAgentInvoker(true)
+                .driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(embeddedLivenessTimeoutNs))
+                .driverAgentInvoker(driverInvoker));
+        clientInvoker = aeron.conductorAgentInvoker();
+        control.invokers(driverInvoker, clientInvoker);
+
+        NodeConfig.Peer me = config.peers().get(self);
+        subscription = aeron.addSubscription(channel(me), STREAM_ID);
+        assembler = new ControlledFragmentAssembler(this::onFragment);
+        for (int i = 0; i < peers.length; i++) {
+            if (i != self) {
+                ExclusivePublication publication = aeron.addExclusivePublication(channel(config.peers().get(i)), STREAM_ID);
+                if (peers[i] == null) {
+                    peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
+                } else {
+                    peers[i].publication = publication;
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether the embedded Aeron client or driver has died: checked once per {@link #TRANSPORT_CHECK_NANOS}. Both run
+     * on this thread (INVOKER mode), so a stall of this thread longer than their liveness timeout (SIGSTOP, a GC
+     * pause, a JVM safepoint storm) makes the client fail ("service interval exceeded") and close every publication
+     * and subscription; the node would then never replicate again. It restarts the pair instead.
+     */
+    private int checkTransport(long now) {
+        if (now - lastTransportCheckNanos < TRANSPORT_CHECK_NANOS) {
+            return 0;
+        }
+        lastTransportCheckNanos = now;
+        if (transportProblem == null && !aeron.isClosed() && !clientInvoker.isClosed() && !driverInvoker.isClosed()
+                && !subscription.isClosed()) {
+            return 0;
+        }
+        if (transportProblem != null && now - lastTransportRestartNanos < TRANSPORT_RESTART_BACKOFF_NANOS) {
+            return 0;
+        }
+        restartTransport(now);
+        return 1;
+    }
+
+    /**
+     * Closes what is left of the dead client and driver and starts a new pair in the same directory: peers'
+     * sessions are dropped, so followers handshake again and say HELLO, and the leader streams from where each
+     * follower stands, as after any reconnect. On failure the reason stays in {@link #transportProblem()} (the node
+     * is then neither ready nor healthy: Kubernetes restarts the pod) and the restart is tried again later.
+     */
+    private void restartTransport(long now) {
+        lastTransportRestartNanos = now;
+        transportRestarts++;
+        String cause = transportProblem != null ? "still down after a failed restart (" + transportProblem + ")"
+                : "the embedded Aeron client or driver closed (a duty-thread stall longer than "
+                + TimeUnit.NANOSECONDS.toMillis(embeddedLivenessTimeoutNs) + " ms?)";
+        LOG.log(System.Logger.Level.ERROR, config.nodeId() + ": " + cause + "; restarting it (restart "
+                + transportRestarts + ")");
+        transportProblem = "restarting the embedded Aeron client and driver: " + cause;
+        dropAllSessions();
+        for (QueueReplica q : queues) {
+            q.synced = false;
+            q.dropPart();
+            if (role == NodeStatus.Role.FOLLOWER && q.state == QueueStatus.State.LIVE) {
+                q.state = QueueStatus.State.CATCHING_UP;
+            }
+        }
+        closeQuietly(clients == null ? null : clients::close);
+        for (PeerLink p : peers) {
+            if (p != null && p.publication != null) {
+                closeQuietly(p.publication::close);
+            }
+        }
+        closeQuietly(subscription::close);
+        closeQuietly(aeron::close);
+        closeQuietly(driver::close);
+        try {
+            startTransport();
+            if (clients != null) {
+                clients.start(aeron, this);
+            }
+        } catch (RuntimeException e) {
+            transportProblem = "the embedded Aeron client and driver could not be restarted: " + e;
+            LOG.log(System.Logger.Level.ERROR, config.nodeId() + ": " + transportProblem, e);
+            return;
+        }
+        transportProblem = null;
+        if (role == NodeStatus.Role.FOLLOWER) {
+            peers[leader].challengeSentNanos = now - CHALLENGE_RETRY_NANOS; // handshake at once
+        }
+        LOG.log(System.Logger.Level.INFO, config.nodeId() + ": embedded Aeron client and driver restarted");
+    }
+
+    private void closeQuietly(Runnable close) {
+        if (close == null) {
+            return;
+        }
+        try {
+            close.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, config.nodeId() + ": closing a dead Aeron resource: " + e);
+        }
+    }
+
+    /** Why the node's transport is down (restarting, or a restart failed); null when it is up. Any thread. */
+    public String transportProblem() {
+        return transportProblem;
+    }
+
+    /** How many times the embedded Aeron client and driver were restarted since start. Any thread. */
+    public long transportRestarts() {
+        return transportRestarts;
+    }
+
+    /** Test hook: closes the Aeron client as its conductor does when it dies, on the duty thread. */
+    public void closeAeronClientForTest() {
+        aeron.close();
     }
 
     private static String channel(NodeConfig.Peer peer) {
@@ -384,6 +508,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             work += followerWork(now);
         }
         work += heartbeats(now);
+        work += checkTransport(now);
         if (clients != null) {
             work += clients.doWork(now);
         }

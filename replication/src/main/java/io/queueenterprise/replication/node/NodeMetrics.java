@@ -76,6 +76,11 @@ public final class NodeMetrics implements MultiCollector {
                 CounterSnapshot.CounterDataPointSnapshot.builder().labels(nodeLabel)
                         .value(unauthorizedAdminRequests.getAsLong()).build()).build());
 
+        out.add(counter("qe_node_transport_restarts", "times the node restarted its embedded Aeron client and driver after they died").dataPoint(
+                counterPoint(nodeLabel, node.transportRestarts())).build());
+        out.add(gauge("qe_node_transport_up", "1 while the embedded Aeron client and driver run; 0 when they died and could not be restarted")
+                .dataPoint(gaugePoint(nodeLabel, node.transportProblem() == null ? 1 : 0)).build());
+
         CounterSnapshot.Builder droppedByReason = counter("qe_node_frames_dropped", "frames this node dropped since start, by reason");
         for (Map.Entry<String, Long> e : new TreeMap<>(framesDroppedByReason.get()).entrySet()) {
             droppedByReason.dataPoint(counterPoint(nodeLabel.add("reason", e.getKey()), e.getValue()));
