@@ -60,6 +60,14 @@ public interface NodeControl extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * Peers this node cannot send to yet, by id, with the reason (a host name that does not resolve yet: it is looked
+     * up again with bounded backoff); empty when it can reach every peer's address.
+     */
+    default java.util.Map<String, String> unresolvedPeers() {
+        return java.util.Map.of();
+    }
+
     /** Stops replication gracefully: what was acknowledged stays acknowledged; no excerpt is half written. */
     @Override
     void close();

@@ -288,6 +288,11 @@ public final class ReplicationNode implements NodeControl {
         return agent.transportRestarts();
     }
 
+    @Override
+    public java.util.Map<String, String> unresolvedPeers() {
+        return agent.unresolvedPeers();
+    }
+
     /** Test hook: the embedded Aeron client closes, as when its conductor fails; the node must notice and recover. */
     void closeAeronClientForTest() {
         call(a -> {

@@ -130,7 +130,7 @@ final class LeaderSession {
     /** Sends the next DATA batch of {@code q} to follower {@code p}; back-pressure keeps the frame for the next cycle. */
     private int ship(PeerLink p, QueueReplica q) {
         PeerLink.FollowerQueue f = p.progress[q.position];
-        if (!f.streaming) {
+        if (!f.streaming || p.publication == null) {
             return 0;
         }
         if (f.pendingLength == 0) {

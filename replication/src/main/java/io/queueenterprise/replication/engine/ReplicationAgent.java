@@ -95,6 +95,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private final Path aeronDirectory;
 
     private final QueueOpener opener;
+    /** Looks the peers' host names up off this thread; a publication is added once its peer's name resolves. */
+    private final PeerResolver resolver;
     /** Some queue is not open yet: the duty cycle looks for it in the opener's slots. */
     private boolean queuesPending = true;
     /** Some queue waits for its writer to find its last index after a role change. */
@@ -167,6 +169,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.control = new ControlFrames(me, handshakeMac);
         this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory());
+        this.resolver = new PeerResolver(config.nodeId(), config.peers(), me);
         this.embeddedLivenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(
                 Long.getLong(LIVENESS_TIMEOUT_PROPERTY, TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS)));
     }
@@ -221,6 +224,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         follower = new FollowerSession(queues, drops, control);
         opener.start();
         peers = new PeerLink[config.peers().size()];
+        resolver.start();
         startTransport();
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         if (clients != null) {
@@ -274,14 +278,37 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         assembler = new ControlledFragmentAssembler(this::onFragment);
         for (int i = 0; i < peers.length; i++) {
             if (i != self) {
-                ExclusivePublication publication = aeron.addExclusivePublication(channel(config.peers().get(i)), STREAM_ID);
                 if (peers[i] == null) {
-                    peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
-                } else {
-                    peers[i].publication = publication;
+                    peers[i] = new PeerLink(i, config.peers().get(i).id(), null, config.queues().size());
                 }
+                peers[i].publication = null;
+                addPublication(peers[i]);
             }
         }
+    }
+
+    /**
+     * Adds the publication to a peer whose host name resolved (see {@link PeerResolver}); until then the peer gets
+     * nothing from this node (no handshake, no answer) and the reason is in {@link #unresolvedPeers()}.
+     */
+    private void addPublication(PeerLink p) {
+        if (!resolver.resolved(p.position)) {
+            return;
+        }
+        try {
+            p.publication = aeron.addExclusivePublication(channel(config.peers().get(p.position)), STREAM_ID);
+            resolver.connected(p.position);
+        } catch (RuntimeException e) { // Aeron's own lookup failed (the name went away again) or the channel is refused
+            LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": no channel to peer " + p.id + " yet: " + e.getMessage());
+            resolver.retry(p.position, "no channel to " + config.peers().get(p.position).host() + ": " + e.getMessage());
+        }
+    }
+
+    /** Peers this node cannot send to yet, by id, with the reason (a host name that does not resolve). Any thread. */
+    public java.util.Map<String, String> unresolvedPeers() {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        resolver.problems().forEach((position, problem) -> out.put(config.peers().get(position).id(), problem));
+        return out;
     }
 
     /**
@@ -295,6 +322,11 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             return 0;
         }
         lastTransportCheckNanos = now;
+        for (PeerLink p : peers) {
+            if (p != null && p.publication == null && transportProblem == null) {
+                addPublication(p); // its name resolved since
+            }
+        }
         if (transportProblem == null && !aeron.isClosed() && !clientInvoker.isClosed() && !driverInvoker.isClosed()
                 && !subscription.isClosed()) {
             return 0;
@@ -433,6 +465,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             c.result.completeExceptionally(new ReplicationException("node " + config.nodeId() + " is closed"));
         }
         opener.close(); // queues opened but not taken are closed there
+        resolver.close();
         if (queues != null) {
             for (QueueReplica q : queues) {
                 if (q != null && q.open) {
