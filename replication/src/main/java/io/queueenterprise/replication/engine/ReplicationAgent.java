@@ -168,7 +168,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         checkLimits(config);
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.control = new ControlFrames(me, handshakeMac);
-        this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory());
+        this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory(),
+                () -> stateFile.read().role() == NodeStatus.Role.FOLLOWER);
         this.resolver = new PeerResolver(config.nodeId(), config.peers(), me);
         this.embeddedLivenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(
                 Long.getLong(LIVENESS_TIMEOUT_PROPERTY, TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS)));
@@ -438,7 +439,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             q.checksums = opened.checksums();
             q.descriptorWatch = opened.descriptorWatch();
             q.damage = opened.damage();
-            q.stateDetail = q.damage == null ? "" : q.damage;
+            q.stateDetail = q.damage != null ? q.damage : opened.note() != null ? opened.note() : "";
             q.writer = new QueueWriter(config.nodeId(), q.spec.name(), q.store, q.checksums, q.lastIndex);
             q.acceptedIndex = q.lastIndex;
             q.open = true;
