@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A live process holds Chronicle's write lock on the follower's copy of one queue and is stopped (SIGSTOP), as a
  * writer stalled inside Chronicle: the follower's write to that queue waits on the lock (up to Chronicle's timeout).
- * It waits on that queue's writer thread only: the duty thread goes on with the other queue, the heartbeats (the
- * leader keeps the session) and role changes; the stalled queue resumes once the lock is released. The stall is kept
+ * It waits on that queue's writer thread only: the duty thread goes on with the other queue (also once the stalled
+ * queue's hand-off ring is full), the heartbeats (the leader keeps the session) and role changes; the stalled queue
+ * resumes once the lock is released. The stall is kept
  * well under Chronicle's lock timeout, after which the write would fail (CORRUPTED) instead.
  */
 class StalledWriterTest {
@@ -55,6 +56,12 @@ class StalledWriterTest {
                 signal(holder, "STOP");
                 long stalledAt = System.nanoTime();
                 write(stalledAppender, "stalled", 5, 25); // the follower's writer for 'stalled' now waits on the lock
+                // ... and more than its 2 MiB ring holds: the follower leaves the subscription unread for a while, then
+                // passes that queue's frames over (to fetch them again later), so that the other queue is not held up
+                byte[] kilobyte = new byte[1024];
+                for (int i = 0; i < 4 * 1024; i++) {
+                    stalledAppender.write(kilobyte);
+                }
                 long deadline = stalledAt + TimeUnit.MILLISECONDS.toNanos(STALL_MILLIS);
                 int written = 5;
                 while (System.nanoTime() < deadline) {
