@@ -75,6 +75,8 @@ class StalledWriterTest {
                 QueueStatus.PeerProgress seenByLeader = leader.status().queues().get(1).peers().get(0);
                 assertTrue(seenByLeader.connected(), "the leader lost the follower's session (heartbeats stopped?): " + seenByLeader);
                 assertEquals(QueueStatus.State.LIVE, follower.status().queues().get(1).state());
+                assertEquals(QueueStatus.State.CATCHING_UP, follower.status().queues().get(0).state(),
+                        "a queue whose writer is blocked does not report LIVE (readiness)");
                 assertTrue(follower.stateDetail("stalled").contains("blocked"), () -> "no word of the blocked writer: '"
                         + follower.stateDetail("stalled") + "'");
             } finally {

@@ -439,6 +439,9 @@ final class FollowerSession {
         boolean wasReporting = q.blockedSecondsReported > 0;
         q.blockedSecondsReported = seconds;
         if (seconds > 0) {
+            if (q.state == QueueStatus.State.LIVE) {
+                q.state = QueueStatus.State.CATCHING_UP; // not keeping up: not ready either; LIVE again once written
+            }
             q.stateDetail = BLOCKED_DETAIL + seconds + " s (another process holding the queue's write lock, stalled or"
                     + " killed?); the other queues go on";
         } else if (wasReporting && q.stateDetail != null && q.stateDetail.startsWith(BLOCKED_DETAIL)) {
