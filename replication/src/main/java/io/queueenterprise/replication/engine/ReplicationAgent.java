@@ -45,8 +45,9 @@ import java.util.function.Function;
 
 /**
  * The node's one duty cycle: drives the embedded media driver (INVOKER mode) and the Aeron client conductor, takes
- * frames, ships excerpts (leader) or stores them (follower), acks, heartbeats, and runs the admin commands handed
- * over by other threads. Everything it owns is touched by this thread only.
+ * frames, ships excerpts (leader) or hands them to each queue's {@link QueueWriter} (follower), acks what the writers
+ * wrote, heartbeats, restarts a dead Aeron client and driver, and runs the admin commands handed over by other
+ * threads. Everything it owns is touched by this thread only (a queue's store: see {@link QueueWriter}).
  *
  * <p>It keeps the node's lifecycle, role and term, the admin commands, the status, the peer sessions (handshake,
  * timeouts, heartbeats) and the checks every received frame passes; the data path is in {@link LeaderSession} and
