@@ -27,7 +27,10 @@ import java.nio.file.Path;
  * Chronicle's metadata store ({@code metadata.cq4t}), mapped by every process, so a write here is seen by the
  * application's appenders and tailers with one volatile read.
  *
- * <p>Not thread-safe: one thread (the node's duty cycle) uses it.
+ * <p>Threads: {@link #writeAt} (a follower's writes) and {@link #lastIndex} may run on a thread of their own (the
+ * node's writer for this queue), with their own appender, scratch bytes and storage budget; everything else is the
+ * node's duty thread's, which also runs {@link #append} (a leader's remote clients). The marks are mapped values,
+ * safe from either. The node never runs {@link #writeAt} and {@link #append} at the same time (one role at a time).
  */
 public final class ReplicaStore implements AutoCloseable {
     /** Term under which library appenders may write here; &le; 0 when the node does not lead (replica, fenced). */
@@ -48,6 +51,10 @@ public final class ReplicaStore implements AutoCloseable {
     private final StorageGuard.Budget storage;
     private final String queueName; // for errors, computed once: the write path allocates nothing
     private ExcerptAppender appender;
+    /** {@link #writeAt}'s own: it may run on another thread than {@link #append}, and appenders are single-threaded. */
+    private ExcerptAppender replicaAppender;
+    private final Bytes<byte[]> replicaScratch = Bytes.allocateElasticOnHeap(4096);
+    private final StorageGuard.Budget replicaStorage;
 
     private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
         this.dir = dir;
@@ -57,6 +64,7 @@ public final class ReplicaStore implements AutoCloseable {
         this.storageGuard = StorageGuard.start(dir, 2 * chronicle.blockSize());
         this.queueName = String.valueOf(dir.getFileName());
         this.storage = storageGuard.new Budget();
+        this.replicaStorage = storageGuard.new Budget();
     }
 
     /**
@@ -259,14 +267,14 @@ public final class ReplicaStore implements AutoCloseable {
      * @throws StorageFullException if the file system is nearly full (nothing written)
      */
     public void writeAt(long index, byte[] src, int offset, int length) {
-        if (appender == null) {
-            appender = chronicle.createAppender();
+        if (replicaAppender == null) {
+            replicaAppender = chronicle.createAppender(); // can wait out a stalled or dead writer's lock: seconds
         }
-        storage.spend(queueName, length); // StorageFullException: nothing written
-        writeScratch.clear();
-        writeScratch.write(src, offset, length);
-        ((InternalAppender) appender).writeBytes(index, writeScratch);
-        long written = appender.lastIndexAppended();
+        replicaStorage.spend(queueName, length); // StorageFullException: nothing written
+        replicaScratch.clear();
+        replicaScratch.write(src, offset, length);
+        ((InternalAppender) replicaAppender).writeBytes(index, replicaScratch);
+        long written = replicaAppender.lastIndexAppended();
         if (written != index) { // Chronicle ignores an index below its end: never let that pass silently
             throw new IllegalStateException("excerpt for index 0x" + Long.toHexString(index)
                     + " was not written there (last written 0x" + Long.toHexString(written) + ")");
@@ -349,7 +357,12 @@ public final class ReplicaStore implements AutoCloseable {
         if (appender != null) {
             appender.close();
         }
+        if (replicaAppender != null) {
+            replicaAppender.singleThreadedCheckReset(); // created on the node's writer thread, which has stopped
+            replicaAppender.close();
+        }
         writeScratch.releaseLast();
+        replicaScratch.releaseLast();
         chronicle.close();
     }
 }

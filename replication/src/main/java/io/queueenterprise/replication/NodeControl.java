@@ -47,6 +47,27 @@ public interface NodeControl extends AutoCloseable {
      */
     Histogram ackLatencySinceLastCall(String queue);
 
+    /**
+     * Why the node cannot replicate until it is restarted, or null: its embedded Aeron client and driver died and
+     * could not be restarted in place. Health and readiness fail while it is set (Kubernetes then restarts the pod).
+     */
+    default String transportProblem() {
+        return null;
+    }
+
+    /** How many times the node restarted its embedded Aeron client and driver in place since it started. */
+    default long transportRestarts() {
+        return 0;
+    }
+
+    /**
+     * Peers this node cannot send to yet, by id, with the reason (a host name that does not resolve yet: it is looked
+     * up again with bounded backoff); empty when it can reach every peer's address.
+     */
+    default java.util.Map<String, String> unresolvedPeers() {
+        return java.util.Map.of();
+    }
+
     /** Stops replication gracefully: what was acknowledged stays acknowledged; no excerpt is half written. */
     @Override
     void close();

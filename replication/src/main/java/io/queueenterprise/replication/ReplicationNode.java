@@ -44,6 +44,8 @@ import java.util.function.Function;
  */
 public final class ReplicationNode implements NodeControl {
     private static final long COMMAND_TIMEOUT_SECONDS = 30;
+    /** How long promote and follow wait for every queue to take its new role (see awaitSettled). */
+    private static final long SETTLE_WAIT_MILLIS = 3_000;
     /**
      * Start waits until every queue was tried once (on the node's opener thread): Chronicle can block for seconds
      * opening a queue (10 s for a lock on its metadata another process holds), and over 30 s were seen here in a
@@ -245,16 +247,58 @@ public final class ReplicationNode implements NodeControl {
     @Override
     public void promote(long term) {
         call(a -> a.promote(term));
+        awaitSettled();
     }
 
     @Override
     public void follow(String leaderNodeId, long term) {
         call(a -> a.follow(leaderNodeId, term));
+        awaitSettled();
+    }
+
+    /**
+     * After a role change each queue's writer finds the queue's last index off the duty thread; the caller (the
+     * operator, a test) is answered once every queue took its new role, or after {@link #SETTLE_WAIT_MILLIS} with a
+     * queue still blocked in its store (it reports STOPPED with the reason, and takes its role when it can).
+     */
+    private void awaitSettled() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_WAIT_MILLIS);
+        while (!call(ReplicationAgent::settled) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     @Override
     public void fence(long term) {
         call(a -> a.fence(term));
+    }
+
+    @Override
+    public String transportProblem() {
+        return agent.transportProblem();
+    }
+
+    @Override
+    public long transportRestarts() {
+        return agent.transportRestarts();
+    }
+
+    @Override
+    public java.util.Map<String, String> unresolvedPeers() {
+        return agent.unresolvedPeers();
+    }
+
+    /** Test hook: the embedded Aeron client closes, as when its conductor fails; the node must notice and recover. */
+    void closeAeronClientForTest() {
+        call(a -> {
+            a.closeAeronClientForTest();
+            return Boolean.TRUE;
+        });
     }
 
     @Override

@@ -14,11 +14,15 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A follower's stored excerpt bytes changed on disk while it was stopped (a flipped byte in its cycle file): on
- * restart it reports the queue CORRUPTED naming the excerpt, and neither acknowledges nor takes anything for it.
+ * A replica's stored excerpt bytes changed on disk while it was stopped (a flipped byte in its cycle file). A node
+ * restarted as a follower moves everything from the damaged excerpt on to the quarantine (the original files kept
+ * whole) and fetches it again from its leader; one restarted in another role (here fenced, then told to follow) has
+ * no one to fetch from at start: it reports the queue CORRUPTED naming the excerpt, and neither acknowledges nor
+ * takes anything for it.
  */
 class FollowerCorruptedCycleFileTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -33,11 +37,11 @@ class FollowerCorruptedCycleFileTest {
     }
 
     @Test
-    void aFlippedByteInAStoredExcerptIsReportedAndNeverAcknowledged() throws Exception {
+    void aFollowersDamagedCopyIsMovedAsideAndFetchedAgainFromTheLeader() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
+        long damagedIndex;
         try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
             leader.promote(1);
-            long damagedIndex;
             try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
                  QueueAppender appender = queue.createAppender()) {
                 try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
@@ -54,7 +58,53 @@ class FollowerCorruptedCycleFileTest {
                 flipOneByteOf(cluster.queueDirectory(1, QUEUE), payload(42));
 
                 try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1))) {
+                    appender.write(payload(EXCERPTS)); // the leader goes on
+                    long last = queue.lastIndex();
+                    assertTrue(TestCluster.await(WAIT, () -> restarted.status().queues().get(0).lastIndex() == last
+                                    && restarted.status().queues().get(0).state() == QueueStatus.State.LIVE),
+                            () -> "the damaged copy was not fetched again: " + restarted.status() + " " + restarted.stateDetail(QUEUE));
+                }
+            }
+        }
+        assertNull(QueueContents.difference(QueueContents.read(cluster.queueDirectory(0, QUEUE)),
+                QueueContents.read(cluster.queueDirectory(1, QUEUE))), "the refetched copy equals the leader's");
+        Path quarantine;
+        try (Stream<Path> entries = Files.list(cluster.queueDirectory(1, QUEUE).resolve("quarantine"))) {
+            quarantine = entries.findFirst().orElseThrow();
+        }
+        String readme = Files.readString(quarantine.resolve("README.txt"));
+        assertTrue(readme.contains("damaged") && readme.contains("0x" + Long.toHexString(damagedIndex)), readme);
+        assertTrue(Files.size(quarantine.resolve("damaged-excerpts.bin")) > 0, "the excerpts from the damaged one on were saved");
+        byte[] flipped = payload(42);
+        flipped[flipped.length - 1] ^= 0x01;
+        assertTrue(containsInSomeCycleFile(quarantine.resolve("original"), flipped), "the original, damaged file is kept whole");
+    }
+
+    @Test
+    void aFlippedByteInACopyThatCannotRefetchIsReportedAndNeverAcknowledged() throws Exception {
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
+        try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
+            leader.promote(1);
+            long damagedIndex;
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
+                 QueueAppender appender = queue.createAppender()) {
+                try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
+                    follower.follow("replica-0", 1);
+                    long index42 = -1;
+                    for (int i = 0; i < EXCERPTS; i++) {
+                        long index = appender.write(payload(i));
+                        index42 = i == 42 ? index : index42;
+                    }
+                    damagedIndex = index42;
+                    long last = queue.lastIndex();
+                    assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+                    follower.fence(1); // restarted fenced: no leader to fetch a damaged copy from
+                }
+                flipOneByteOf(cluster.queueDirectory(1, QUEUE), payload(42));
+
+                try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1))) {
                     assertEquals(QueueStatus.State.CORRUPTED, restarted.status().queues().get(0).state());
+                    restarted.follow("replica-0", 1); // told to follow later: the copy stays as found, for a human
                     String detail = restarted.stateDetail(QUEUE);
                     assertTrue(detail.contains("0x" + Long.toHexString(damagedIndex)), "names the damaged excerpt: " + detail);
                     appender.write(payload(EXCERPTS)); // the leader goes on
@@ -102,6 +152,20 @@ class FollowerCorruptedCycleFileTest {
             assertTrue(Files.size(cluster.queueDirectory(1, QUEUE).resolve("replica-checksums.bin")) >= 12L * EXCERPTS,
                     "the checksums of what it stored were recorded");
         }
+    }
+
+    private static boolean containsInSomeCycleFile(Path directory, byte[] marker) throws Exception {
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path cycle : files.filter(f -> f.toString().endsWith(".cq4")).toList()) {
+                byte[] content = Files.readAllBytes(cycle);
+                for (int at = 0; at + marker.length <= content.length; at++) {
+                    if (java.util.Arrays.equals(content, at, at + marker.length, marker, 0, marker.length)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** Flips one bit of the first occurrence of {@code marker} in the queue's cycle files (the node is stopped). */

@@ -37,10 +37,16 @@ final class NodeProcess implements AutoCloseable {
     }
 
     static NodeProcess start(TestCluster cluster, int position, String queueSpec, Path log) throws IOException {
+        return start(cluster, position, queueSpec, log, List.of());
+    }
+
+    /** @param jvmOptions further options for the node's JVM (test-only system properties) */
+    static NodeProcess start(TestCluster cluster, int position, String queueSpec, Path log, List<String> jvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("@" + System.getProperty("qe.jvm.args.file"));
         command.add("-Xmx256m");
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(NodeProcessMain.class.getName());

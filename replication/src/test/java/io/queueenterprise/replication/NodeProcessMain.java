@@ -17,7 +17,7 @@ import java.util.List;
  * SIGKILL by the test.
  *
  * <p>Arguments: data directory, credential file, this node's position, peers as {@code id:port[:clientPort],...}
- * (127.0.0.1), queue as {@code name:ACKMODE:ROLLCYCLE[:ENCRYPTION]}, and optionally the client credential file
+ * (127.0.0.1, or the name in {@code -Dqe.test.peerHost.<id>}), queue as {@code name:ACKMODE:ROLLCYCLE[:ENCRYPTION]}, and optionally the client credential file
  * (remote clients served on each peer's clientPort).
  */
 public final class NodeProcessMain {
@@ -28,7 +28,8 @@ public final class NodeProcessMain {
         List<NodeConfig.Peer> peers = new ArrayList<>();
         for (String p : args[3].split(",")) {
             String[] parts = p.split(":");
-            peers.add(new NodeConfig.Peer(parts[0], "127.0.0.1", Integer.parseInt(parts[1]),
+            // -Dqe.test.peerHost.<id>=<name>: this node knows that peer by a host name (name-resolution tests)
+            peers.add(new NodeConfig.Peer(parts[0], System.getProperty("qe.test.peerHost." + parts[0], "127.0.0.1"), Integer.parseInt(parts[1]),
                     parts.length > 2 ? Integer.parseInt(parts[2]) : 0));
         }
         String[] q = args[4].split(":");

@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The replication path of the duty-cycle threads (leader: tail, batch, MAC, offer; follower: verify, decode, write at
- * index, ack) allocates nothing per excerpt in steady state. Measured with JFR's allocation samples (weights estimate
- * every byte) on the two duty-cycle threads, leaving out what the embedded Aeron media driver and client conductor
+ * The replication path of the duty-cycle threads (leader: tail, batch, MAC, offer; follower: verify, decode, hand-off,
+ * ack) and of the follower's queue writer (write at index, checksum) allocates nothing per excerpt in steady state.
+ * Measured with JFR's allocation samples (weights estimate every byte) on the two duty-cycle threads and the writer
+ * threads, leaving out what the embedded Aeron media driver and client conductor
  * allocate inside {@code AgentInvoker.invoke} (Aeron 1.51's transport pollers allocate an ArrayList iterator per
  * poll, per duty cycle: not ours, and reported separately). The leader's descriptor check (every 100 ms) is reported
  * apart: JFR's samples are too coarse to see a few small reads a second, so {@code DescriptorWatchTest} measures it
@@ -60,7 +61,7 @@ class SteadyStateAllocationTest {
                 long housekeeping = 0;
                 for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
                     String thread = e.getThread("eventThread") == null ? null : e.getThread("eventThread").getJavaName();
-                    if (thread == null || !thread.startsWith("qe-replication-")) {
+                    if (thread == null || !(thread.startsWith("qe-replication-") || thread.startsWith("qe-writer-"))) {
                         continue;
                     }
                     List<RecordedFrame> frames = e.getStackTrace() == null ? List.of() : e.getStackTrace().getFrames();
@@ -81,7 +82,7 @@ class SteadyStateAllocationTest {
                     ours.merge(where.toString(), e.getLong("weight"), Long::sum);
                 }
                 long oursTotal = ours.values().stream().mapToLong(Long::longValue).sum();
-                System.out.printf("duty-cycle allocation for %,d excerpts: ours about %,d bytes, Aeron's driver/conductor about %,d bytes,"
+                System.out.printf("duty-cycle and writer allocation for %,d excerpts: ours about %,d bytes, Aeron's driver/conductor about %,d bytes,"
                         + " the leader's descriptor check about %,d bytes%n", EXCERPTS, oursTotal, aeron, housekeeping);
                 ours.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(10)
                         .forEach(en -> System.out.println("  " + en.getValue() + " " + en.getKey()));

@@ -57,6 +57,9 @@ final class ControlFrames {
     void sendHandshake(PeerLink p, boolean once) {
         int length = encoder.finish();
         handshakeMac.sign(tx, 0, length);
+        if (p.publication == null) {
+            return; // no channel to this peer yet (its name does not resolve): as if lost
+        }
         if (once) {
             p.publication.offer(tx, 0, length); // lost or refused: its sender retries on its own timer
         } else {
@@ -78,6 +81,9 @@ final class ControlFrames {
     }
 
     private void offer(PeerLink p, int length) {
+        if (p.publication == null) {
+            return; // no channel to this peer yet (its name does not resolve): as if lost
+        }
         for (int attempt = 0; attempt < OFFER_ATTEMPTS; attempt++) {
             long result = p.publication.offer(tx, 0, length);
             if (result > 0 || result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {

@@ -23,8 +23,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Cost on the write path: one CRC32C (intrinsified) per excerpt and a 12-byte put into a direct buffer; the buffer
  * goes to the file when full or at most every {@link #FLUSH_NANOS} (one {@code write} call, no fsync), so a killed
- * node loses at most that long's records: those excerpts are then not checked, never reported wrongly. Duty-cycle
- * thread only.
+ * node loses at most that long's records: those excerpts are then not checked, never reported wrongly. Used by the
+ * queue's {@link QueueWriter} thread, and by the duty thread only while that writer is idle (see there).
  */
 final class ExcerptChecksums implements AutoCloseable {
     static final String FILE_NAME = "replica-checksums.bin";
@@ -113,17 +113,25 @@ final class ExcerptChecksums implements AutoCloseable {
     }
 
     /**
-     * Reads every excerpt of {@code store} that has a recorded checksum and compares. Returns null when all match,
-     * else one line naming the first excerpt that differs (or why the queue could not be read). A full sequential
-     * read of the queue: done once when the node opens it.
+     * The first damage found: one line naming it, and the index of the last excerpt before it that was read whole
+     * and, where recorded, matched (-1: none), up to which the copy can be kept.
      */
-    static String verify(ReplicaStore store, Path queueDirectory) {
+    record Damage(String message, long lastGoodIndex) {
+    }
+
+    /**
+     * Reads every excerpt of {@code store} that has a recorded checksum and compares. Returns null when all match,
+     * else the first excerpt that differs (or why the queue could not be read). A full sequential read of the queue:
+     * done once when the node opens it.
+     */
+    static Damage verify(ReplicaStore store, Path queueDirectory) {
         Path file = queueDirectory.resolve(FILE_NAME);
         if (!Files.exists(file)) {
             return null;
         }
         CRC32C crc = new CRC32C();
         long checked = 0;
+        long lastGood = -1;
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream records = new DataInputStream(new BufferedInputStream(raw, 1 << 16));
              ReplicaStore.RawTailer tailer = store.rawTailer()) {
@@ -151,18 +159,19 @@ final class ExcerptChecksums implements AutoCloseable {
                     crc.reset();
                     crc.update(tailer.bytes(), 0, length);
                     if ((int) crc.getValue() != recordCrc) {
-                        return "stored excerpt 0x" + Long.toHexString(index) + " (" + length + " bytes) does not match the CRC32C"
-                                + " recorded when it was written (" + checked + " excerpts before it matched): the cycle file"
-                                + " was changed on disk";
+                        return new Damage("stored excerpt 0x" + Long.toHexString(index) + " (" + length + " bytes) does not"
+                                + " match the CRC32C recorded when it was written (" + checked + " excerpts before it matched):"
+                                + " the cycle file was changed on disk", lastGood);
                     }
                     checked++;
                 }
+                lastGood = index;
             }
             return null;
         } catch (IOException e) {
-            return "cannot read " + file + ": " + e;
+            return new Damage("cannot read " + file + ": " + e, -1);
         } catch (RuntimeException e) { // Chronicle cannot read a damaged cycle file
-            return "cannot read the stored excerpts after " + checked + " checked ones: " + e;
+            return new Damage("cannot read the stored excerpts after " + checked + " checked ones: " + e, lastGood);
         }
     }
 }

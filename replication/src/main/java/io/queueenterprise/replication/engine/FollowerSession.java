@@ -17,13 +17,21 @@ import java.util.List;
 
 /**
  * A follower's side of the data path, for every hosted queue: says where it stands (HELLO), takes the leader's
- * DESCRIPTOR (quarantining what diverged), stores DATA batches and assembled EXCERPT_PARTs at their indexes with no
- * gap, acknowledges what it holds, and follows the leader's heartbeats (quorum index, LIVE, disk room again). Frames
- * reach it authenticated, in sequence and at this node's term; the session itself (handshake, timeouts) is the
- * agent's. Duty-cycle thread only.
+ * DESCRIPTOR (quarantining what diverged), hands DATA batches and assembled EXCERPT_PARTs to the queue's
+ * {@link QueueWriter} at their indexes with no gap, acknowledges what the writer has written, and follows the
+ * leader's heartbeats (quorum index, LIVE, disk room again). Frames reach it authenticated, in sequence and at this
+ * node's term; the session itself (handshake, timeouts) is the agent's. Duty-cycle thread only.
+ *
+ * <p>Back-pressure: a frame for a queue whose writer's ring has no room for it is left unread in the subscription
+ * (the agent polls no further this cycle, so Aeron's flow control slows the leader) for up to
+ * {@link #WRITER_WAIT_NANOS}; a writer that stays behind longer is blocked inside Chronicle (a stalled or dead
+ * process's write lock), and one queue must not hold up the others behind it in the same subscription: that queue's
+ * frames are then passed over, and it resynchronises through HELLO from what its writer wrote once it drained.
  */
 final class FollowerSession {
     private static final System.Logger LOG = System.getLogger(FollowerSession.class.getName());
+    /** How long the subscription is left unread for one queue's full writer ring before its frames are passed over. */
+    static final long WRITER_WAIT_NANOS = 100_000_000L;
 
     private final QueueReplica[] queues;
     private final DropCounters drops;
@@ -49,15 +57,19 @@ final class FollowerSession {
         boolean resynchronise = false;
         for (int q = 0; q < Math.min(heartbeat.count(), queues.length); q++) {
             QueueReplica queue = queues[q];
-            if (queue.state == QueueStatus.State.DISK_FULL && queue.store.hasRoomToWrite()) {
+            if (queue.state == QueueStatus.State.DISK_FULL && queue.active() && queue.store.hasRoomToWrite()
+                    && queue.writer.drained() && queue.writer.resume()) {
                 // space was freed: go on from what this copy holds, through HELLO, as after any gap
                 LOG.log(System.Logger.Level.INFO, queue.spec.name() + ": room to write again; catching up");
+                queue.writer.wake();
+                queue.acceptedIndex = queue.lastIndex;
                 queue.state = QueueStatus.State.CATCHING_UP;
                 queue.stateDetail = null;
                 queue.synced = false;
                 resynchronise = true;
             }
             queue.leaderLastIndex = heartbeat.lastIndex(q);
+            queue.leaderQuorumIndex = Math.max(queue.leaderQuorumIndex, heartbeat.quorumIndex(q));
             long quorum = Math.min(heartbeat.quorumIndex(q), queue.lastIndex);
             if (quorum > queue.quorumIndex) {
                 queue.quorumIndex = quorum;
@@ -75,7 +87,8 @@ final class FollowerSession {
     /** A queue still waits for the leader's DESCRIPTOR (not one the leader refused for good). */
     private boolean awaitsDescriptor() {
         for (QueueReplica q : queues) {
-            if (q.open && !q.synced && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
+            if (q.active() && !q.synced && !q.waitingForWriter && !q.helloWhenDrained
+                    && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
                     && q.state != QueueStatus.State.DISK_FULL) {
                 return true;
             }
@@ -83,13 +96,17 @@ final class FollowerSession {
         return false;
     }
 
-    /** Says where every queue stands (last index and term history; {@code -2} for one not open yet). */
+    /**
+     * Says where every queue stands: what its writer has written and its term history ({@code -2} for one not open
+     * yet, or settling after a role change). Excerpts handed to the writer and not yet written are resent by the
+     * leader and passed over here as already accepted.
+     */
     void sendHello(PeerLink p, long term) {
         this.term = term;
         lastHelloNanos = System.nanoTime();
         FrameEncoder out = control.session(FrameType.HELLO, term, p).u16(queues.length);
         for (QueueReplica q : queues) {
-            if (!q.open) {
+            if (!q.active()) {
                 out.shortString(q.spec.name()).i64(HelloBody.NOT_OPEN).u16(0);
                 continue;
             }
@@ -109,10 +126,33 @@ final class FollowerSession {
             return;
         }
         QueueReplica q = queues[position];
-        if (!q.open || q.damage != null) {
+        if (!q.active() || q.damage != null) {
             return; // not open yet (HELLO follows when it is), or damaged: never synchronised, never acknowledged
         }
+        if (!q.writer.drained()) {
+            // Where the copies agree is judged against what is written; the writer still has excerpts in hand (or is
+            // blocked in Chronicle): ask again once it has drained, and take no DATA meanwhile.
+            q.synced = false;
+            q.helloWhenDrained = true;
+            return;
+        }
         long resumeAfter = descriptor.resumeAfter();
+        // The writer is idle: the store and the checksums are this thread's for the rest of this call.
+        synchronized (q.writer) {
+            applyDescriptor(p, q, descriptor, resumeAfter, position);
+        }
+    }
+
+    private void applyDescriptor(PeerLink p, QueueReplica q, DescriptorBody descriptor, long resumeAfter, int position) {
+        q.lastIndex = Math.max(q.lastIndex, q.writer.writtenIndex());
+        if (q.writer.discarding()) {
+            // A new session after a failed write: try again from what is written (a DISK_FULL copy waits for room).
+            if (q.state == QueueStatus.State.DISK_FULL || !q.writer.resume()) {
+                return;
+            }
+            q.writer.wake();
+        }
+        q.acceptedIndex = q.lastIndex;
         try {
             if (q.lastIndex > resumeAfter) {
                 // Our excerpts after the shared index were never the leader's: moved aside, never served, never deleted.
@@ -122,6 +162,8 @@ final class FollowerSession {
                 q.store.recordAckMode(QueueOpener.ackModeMark(q.spec.ackMode()));
                 q.store.publishWritableTerm(-1);
                 q.lastIndex = q.store.lastIndex();
+                q.acceptedIndex = q.lastIndex;
+                q.writer.replaceStore(q.store, q.checksums, q.lastIndex);
                 if (q.lastIndex > resumeAfter) {
                     throw new ReplicationException("after quarantine the last index is still 0x" + Long.toHexString(q.lastIndex));
                 }
@@ -141,6 +183,7 @@ final class FollowerSession {
                     q.checksums = ExcerptChecksums.open(q.store.path());
                     q.store.recordAckMode(QueueOpener.ackModeMark(q.spec.ackMode()));
                     q.store.publishWritableTerm(-1);
+                    q.writer.replaceStore(q.store, q.checksums, q.lastIndex);
                     q.store.installDescriptor(bytes);
                 }
             }
@@ -164,32 +207,133 @@ final class FollowerSession {
         sendAck(p, q);
     }
 
-    void onData(PeerLink p, DataBody data, long term) {
+    /**
+     * Hands a batch's new excerpts to the queue's writer.
+     *
+     * @return false to leave the frame unread in the subscription (the writer's ring has no room for it yet)
+     */
+    boolean onData(PeerLink p, DataBody data, int frameLength, long term, long now) {
         this.term = term;
         int position = data.queue();
-        if (position < queues.length && (!queues[position].open || queues[position].damage != null)) {
-            return; // streamed before the leader learnt nothing is taken here; not a protocol fault
+        if (position < queues.length && (!queues[position].active() || queues[position].damage != null)) {
+            return true; // streamed before the leader learnt nothing is taken here; not a protocol fault
         }
-        if (position >= queues.length || !queues[position].synced) {
+        if (position >= queues.length) {
             drops.increment(DropReason.UNEXPECTED);
-            return;
+            return true;
         }
         QueueReplica q = queues[position];
-        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
-            return;
+        if (!q.synced) {
+            if (!q.waitingForWriter && !q.helloWhenDrained) {
+                drops.increment(DropReason.UNEXPECTED);
+            }
+            return true; // passed over on purpose: resynchronised through HELLO once the writer drained
         }
+        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
+            return true;
+        }
+        if (!q.writer.hasRoomFor(data.count(), frameLength)) {
+            return writerBehind(q, now);
+        }
+        q.ringFullSinceNanos = 0;
         q.dropPart(); // a leader sends a batch only after the last piece of a large excerpt, or after starting over
-        byte[] array = data.buffer().byteArray();
+        int handed = 0;
         while (data.next()) {
             long index = data.index();
-            if (index <= q.lastIndex) {
-                continue; // already held (a batch resent after a reconnect)
+            if (index <= q.acceptedIndex) {
+                continue; // already held or in the writer's hands (a batch resent after a reconnect)
             }
-            if (!follows(p, q, index) || !store(p, q, index, array, data.excerptOffset(), data.excerptLength())) {
+            if (!follows(p, q, index) || !q.writer.write(index, data.buffer(), data.excerptOffset(), data.excerptLength())) {
                 break;
             }
+            q.acceptedIndex = index;
+            handed++;
         }
-        afterStored(p, q, data.quorumIndex());
+        q.leaderQuorumIndex = Math.max(q.leaderQuorumIndex, data.quorumIndex());
+        if (handed > 0) {
+            q.writer.wake(); // acknowledged once written (pollWriters)
+        } else {
+            afterWritten(p, q); // nothing new: say what is held
+        }
+        return true;
+    }
+
+    /**
+     * The writer's ring cannot take the next frame: leave it unread for up to {@link #WRITER_WAIT_NANOS}, then pass
+     * this queue's frames over until the writer drained (so the queues behind it in the subscription go on).
+     */
+    private boolean writerBehind(QueueReplica q, long now) {
+        if (q.ringFullSinceNanos == 0) {
+            q.ringFullSinceNanos = now;
+            return false;
+        }
+        if (now - q.ringFullSinceNanos < WRITER_WAIT_NANOS) {
+            return false;
+        }
+        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": its writer has been behind for "
+                + (now - q.ringFullSinceNanos) / 1_000_000 + " ms (blocked in the store?); other queues go on, this one"
+                + " resynchronises once its writer drained");
+        q.ringFullSinceNanos = 0;
+        q.waitingForWriter = true;
+        q.synced = false;
+        q.dropPart();
+        if (q.state == QueueStatus.State.LIVE) {
+            q.state = QueueStatus.State.CATCHING_UP;
+        }
+        return true;
+    }
+
+    /**
+     * What the writers did since the last cycle: acknowledges newly written excerpts, reports a failed write
+     * (DISK_FULL or CORRUPTED, with a refusal to the leader), and says HELLO for queues whose writer drained after it
+     * held them up. {@code p}: the leader's link when a session is established, else null (nothing is sent).
+     */
+    int pollWriters(PeerLink p, long term, long now) {
+        this.term = term;
+        int work = 0;
+        boolean hello = false;
+        for (QueueReplica q : queues) {
+            if (!q.active()) {
+                continue;
+            }
+            QueueWriter w = q.writer;
+            reportBlocked(q, w.busyNanos(now));
+            long written = w.writtenIndex();
+            if (written > q.lastIndex) {
+                q.lastIndex = written;
+                q.bytesReplicated = w.bytesWritten();
+                if (p != null) {
+                    afterWritten(p, q);
+                }
+                work++;
+            }
+            long failures = w.failures();
+            if (failures > q.failuresSeen) {
+                q.failuresSeen = failures;
+                String failure = w.failure();
+                q.state = w.failureIsDiskFull() ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
+                q.stateDetail = failure;
+                q.synced = false;
+                q.dropPart();
+                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + failure);
+                if (p != null) {
+                    control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, q.position, q.lastIndex, failure);
+                }
+                work++;
+            }
+            if ((q.waitingForWriter || q.helloWhenDrained) && w.drained()) {
+                q.waitingForWriter = false;
+                q.helloWhenDrained = false;
+                q.lastIndex = Math.max(q.lastIndex, w.writtenIndex());
+                q.acceptedIndex = q.lastIndex;
+                hello = true;
+            }
+        }
+        if (hello && p != null) {
+            sendHello(p, term);
+            work++;
+        }
+        return work;
     }
 
     /**
@@ -198,30 +342,41 @@ final class FollowerSession {
      * excerpt. Pieces come in order on one session; a piece that does not continue the assembly (a lost session
      * mid-excerpt) drops it and resynchronises through HELLO, and the leader sends the excerpt again from its start.
      */
-    void onExcerptPart(PeerLink p, ExcerptPartBody part, long term) {
+    /** @return false to leave the frame unread in the subscription (see {@link #onData}) */
+    boolean onExcerptPart(PeerLink p, ExcerptPartBody part, long term, long now) {
         this.term = term;
         int position = part.queue();
-        if (position < queues.length && (!queues[position].open || queues[position].damage != null)) {
-            return;
+        if (position < queues.length && (!queues[position].active() || queues[position].damage != null)) {
+            return true;
         }
-        if (position >= queues.length || !queues[position].synced) {
+        if (position >= queues.length) {
             drops.increment(DropReason.UNEXPECTED);
-            return;
+            return true;
         }
         QueueReplica q = queues[position];
+        if (!q.synced) {
+            if (!q.waitingForWriter && !q.helloWhenDrained) {
+                drops.increment(DropReason.UNEXPECTED);
+            }
+            return true;
+        }
         if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
-            return;
+            return true;
         }
         long index = part.index();
-        if (index <= q.lastIndex) {
-            if (part.isLast()) {
+        if (index <= q.acceptedIndex) {
+            if (part.isLast() && index <= q.lastIndex) {
                 sendAck(p, q); // already held (resent after a reconnect): say so once
             }
-            return;
+            return true;
         }
         if (part.partOffset() == 0) {
+            if (!q.writer.drained()) {
+                return writerBehind(q, now); // the writer may still be writing the last assembled excerpt from partBytes
+            }
+            q.ringFullSinceNanos = 0;
             if (!follows(p, q, index)) {
-                return;
+                return true;
             }
             long max = q.store.maxExcerptLength();
             if (part.totalLength() > max) {
@@ -230,7 +385,7 @@ final class FollowerSession {
                         + " bytes: this replica stores excerpts of at most " + max + " bytes (a quarter of its block size)";
                 LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
                 control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
-                return;
+                return true;
             }
             q.startPart(index, part.totalLength());
         } else if (q.partIndex != index || q.partTotal != part.totalLength() || q.partReceived != part.partOffset()) {
@@ -241,27 +396,33 @@ final class FollowerSession {
             q.synced = false;
             q.state = QueueStatus.State.CATCHING_UP;
             sendHello(p, term);
-            return;
+            return true;
+        }
+        if (part.isLast() && !q.writer.hasRoomFor(1, 0)) {
+            return writerBehind(q, now); // nothing copied yet: the piece is read again
         }
         part.buffer().getBytes(part.bytesOffset(), q.partBytes, part.partOffset(), part.bytesLength());
         q.partReceived += part.bytesLength();
         if (!part.isLast()) {
-            return;
+            return true;
         }
         int total = q.partTotal;
         q.dropPart();
-        store(p, q, index, q.partBytes, 0, total);
-        afterStored(p, q, part.quorumIndex());
+        q.writer.writeAssembled(index, q.partBytes, total); // room checked above; partBytes untouched until drained
+        q.writer.wake();
+        q.acceptedIndex = index;
+        q.leaderQuorumIndex = Math.max(q.leaderQuorumIndex, part.quorumIndex());
+        return true;
     }
 
     /** Whether {@code index} is the next excerpt here; if not, resynchronises through HELLO and says false. */
     private boolean follows(PeerLink p, QueueReplica q, long index) {
-        if (ReplicaStore.isNext(q.store.rollCycle(), q.lastIndex, index)) {
+        if (ReplicaStore.isNext(q.store.rollCycle(), q.acceptedIndex, index)) {
             return true;
         }
         // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
         LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": excerpt 0x" + Long.toHexString(index)
-                + " does not follow 0x" + Long.toHexString(q.lastIndex) + "; resynchronising");
+                + " does not follow 0x" + Long.toHexString(q.acceptedIndex) + "; resynchronising");
         q.dropPart();
         q.synced = false;
         q.state = QueueStatus.State.CATCHING_UP;
@@ -269,27 +430,30 @@ final class FollowerSession {
         return false;
     }
 
-    /** Writes the next excerpt at {@code index}; on failure sets DISK_FULL or CORRUPTED, refuses, and says false. */
-    private boolean store(PeerLink p, QueueReplica q, long index, byte[] array, int offset, int length) {
-        try {
-            q.store.writeAt(index, array, offset, length);
-        } catch (RuntimeException | Error e) {
-            boolean full = isDiskFull(e);
-            q.state = full ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
-            q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
-            LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
-            control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, q.position, q.lastIndex, q.stateDetail);
-            return false;
+    /** A writer blocked in the store for more than a second says so in the queue's detail (updated each second). */
+    private static void reportBlocked(QueueReplica q, long blockedNanos) {
+        long seconds = blockedNanos / 1_000_000_000L;
+        if (seconds == q.blockedSecondsReported) {
+            return;
         }
-        q.checksums.record(index, array, offset, length);
-        q.lastIndex = index;
-        q.bytesReplicated += length;
-        return true;
+        boolean wasReporting = q.blockedSecondsReported > 0;
+        q.blockedSecondsReported = seconds;
+        if (seconds > 0) {
+            if (q.state == QueueStatus.State.LIVE) {
+                q.state = QueueStatus.State.CATCHING_UP; // not keeping up: not ready either; LIVE again once written
+            }
+            q.stateDetail = BLOCKED_DETAIL + seconds + " s (another process holding the queue's write lock, stalled or"
+                    + " killed?); the other queues go on";
+        } else if (wasReporting && q.stateDetail != null && q.stateDetail.startsWith(BLOCKED_DETAIL)) {
+            q.stateDetail = "";
+        }
     }
 
-    /** After a frame's excerpts were stored: the leader's quorum index as far as held here, LIVE when caught up, ack. */
-    private void afterStored(PeerLink p, QueueReplica q, long leaderQuorumIndex) {
-        long quorum = Math.min(leaderQuorumIndex, q.lastIndex);
+    private static final String BLOCKED_DETAIL = "its writer has been blocked in the store for ";
+
+    /** After the writer wrote more: the leader's quorum index as far as held here, LIVE when caught up, ack. */
+    private void afterWritten(PeerLink p, QueueReplica q) {
+        long quorum = Math.min(q.leaderQuorumIndex, q.lastIndex);
         if (quorum > q.quorumIndex) {
             q.quorumIndex = quorum;
             q.store.publishQuorumIndex(quorum);
@@ -300,7 +464,7 @@ final class FollowerSession {
         sendAck(p, q);
     }
 
-    private static boolean isDiskFull(Throwable e) {
+    static boolean isDiskFull(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof io.queueenterprise.queue.StorageFullException) {
                 return true; // refused before writing: nothing half written

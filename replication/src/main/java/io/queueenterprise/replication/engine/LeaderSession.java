@@ -57,7 +57,7 @@ final class LeaderSession {
         }
         long nowMillis = checkDescriptors ? System.currentTimeMillis() : 0;
         for (QueueReplica q : queues) {
-            if (!q.open) {
+            if (!q.active()) {
                 continue;
             }
             int tailed = tailSelf(q, now);
@@ -130,7 +130,7 @@ final class LeaderSession {
     /** Sends the next DATA batch of {@code q} to follower {@code p}; back-pressure keeps the frame for the next cycle. */
     private int ship(PeerLink p, QueueReplica q) {
         PeerLink.FollowerQueue f = p.progress[q.position];
-        if (!f.streaming) {
+        if (!f.streaming || p.publication == null) {
             return 0;
         }
         if (f.pendingLength == 0) {
@@ -272,7 +272,7 @@ final class LeaderSession {
         long now = System.nanoTime();
         for (int q = 0; q < queues.length; q++) {
             QueueReplica queue = queues[q];
-            if (!queue.open || hello.lastIndex(q) == HelloBody.NOT_OPEN) {
+            if (!queue.active() || hello.lastIndex(q) == HelloBody.NOT_OPEN) {
                 p.progress[q].reset(); // not open on one side yet: the follower says HELLO again when it has opened it
                 continue;
             }

@@ -10,7 +10,8 @@ import org.agrona.ExpandableArrayBuffer;
 final class PeerLink {
     final int position;
     final String id;
-    final ExclusivePublication publication;
+    /** Replaced when the node restarts its embedded Aeron client and driver. */
+    ExclusivePublication publication;
 
     /** A session is established once both proofs checked; only then are session frames taken or sent. */
     boolean established;

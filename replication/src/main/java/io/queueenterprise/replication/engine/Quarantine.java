@@ -40,8 +40,27 @@ final class Quarantine {
     private Quarantine() {
     }
 
+    /** Why excerpts are moved aside. */
+    enum Reason {
+        /** After the last index shared with a new leader: written under a term the leader's history does not continue. */
+        DIVERGENT,
+        /** From the first excerpt whose stored bytes no longer match their checksum (or cannot be read): refetched. */
+        DAMAGED
+    }
+
     /** Truncates the queue of {@code store} after {@code sharedEnd} (-1: everything); returns the reopened store. */
     static ReplicaStore truncateAfter(ReplicaStore store, String queueName, long sharedEnd) {
+        return truncateAfter(store, queueName, sharedEnd, Reason.DIVERGENT, null);
+    }
+
+    /**
+     * Truncates the queue of {@code store} after {@code keptEnd} (-1: everything), for {@code reason} ({@code detail}:
+     * what was found, written into the README); returns the reopened store. A damaged copy's excerpts after
+     * {@code keptEnd} are saved as far as they can still be read; the original files are kept whole in any case.
+     */
+    static ReplicaStore truncateAfter(ReplicaStore store, String queueName, long keptEnd, Reason reason, String detail) {
+        long sharedEnd = keptEnd;
+        String readProblem = null;
         Path dir = store.path();
         RollCycle rollCycle = store.rollCycle();
         byte[] descriptorBytes = store.descriptorBytes();
@@ -56,14 +75,15 @@ final class Quarantine {
         try {
             Files.createDirectories(target);
             // 1. the divergent excerpts, raw, and the original files
+            String excerptsFile = reason == Reason.DAMAGED ? "damaged-excerpts.bin" : "divergent-excerpts.bin";
             try (ReplicaStore.RawTailer tailer = store.rawTailer();
                  DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-                         Files.newOutputStream(target.resolve("divergent-excerpts.bin"))))) {
+                         Files.newOutputStream(target.resolve(excerptsFile))))) {
                 if (sharedEnd < 0 || !tailer.moveAfter(sharedEnd)) {
                     tailer.toStart();
                 }
                 int n;
-                while ((n = tailer.next()) >= 0) {
+                while ((n = nextReadable(tailer, reason)) >= 0) {
                     if (tailer.index() <= sharedEnd) {
                         continue;
                     }
@@ -76,14 +96,22 @@ final class Quarantine {
                     }
                     lastMoved = tailer.index();
                 }
+            } catch (UnreadableExcerptException e) {
+                readProblem = e.getMessage(); // a damaged copy: what follows is in original/ as it was
             }
             store.close();
             copyOriginals(dir, target.resolve("original"));
-            Files.writeString(target.resolve("README.txt"), "Excerpts of queue '" + queueName + "' after index 0x"
-                    + Long.toHexString(sharedEnd) + ", the last one this replica shared with its new leader.\n"
-                    + "They were never acknowledged by a quorum and are not served. " + moved + " excerpts, 0x"
-                    + Long.toHexString(firstMoved) + " .. 0x" + Long.toHexString(lastMoved) + ".\n"
-                    + "divergent-excerpts.bin: per excerpt i64 index, i32 length, the stored (sealed) bytes; big-endian.\n"
+            String why = reason == Reason.DAMAGED
+                    ? "Excerpts of queue '" + queueName + "' after index 0x" + Long.toHexString(sharedEnd) + ", the last one"
+                    + " this replica read whole and, where recorded, with the checksum it had when written.\n"
+                    + "The copy was damaged on disk: " + detail + ".\nThey are not served; the node fetches them again from"
+                    + " its leader. " + moved + " excerpts could still be read, 0x" + Long.toHexString(firstMoved) + " .. 0x"
+                    + Long.toHexString(lastMoved) + (readProblem == null ? "" : "; reading stopped: " + readProblem) + ".\n"
+                    : "Excerpts of queue '" + queueName + "' after index 0x" + Long.toHexString(sharedEnd) + ", the last one"
+                    + " this replica shared with its new leader.\nThey were never acknowledged by a quorum and are not served. "
+                    + moved + " excerpts, 0x" + Long.toHexString(firstMoved) + " .. 0x" + Long.toHexString(lastMoved) + ".\n";
+            Files.writeString(target.resolve("README.txt"), why
+                    + excerptsFile + ": per excerpt i64 index, i32 length, the stored (sealed) bytes; big-endian.\n"
                     + "original/: the queue's files as they were before the rebuild.\n", StandardCharsets.UTF_8);
 
             // 2. the rebuilt queue: the shared excerpts at the same indexes
@@ -116,9 +144,30 @@ final class Quarantine {
             throw new ReplicationException("queue '" + queueName + "': cannot quarantine the excerpts after 0x"
                     + Long.toHexString(sharedEnd) + " in " + dir + ": " + e, e);
         }
-        LOG.log(System.Logger.Level.WARNING, "queue '" + queueName + "': " + moved + " divergent excerpts after 0x"
-                + Long.toHexString(sharedEnd) + " moved to " + target);
+        LOG.log(System.Logger.Level.WARNING, "queue '" + queueName + "': " + moved + " " + reason.name().toLowerCase(java.util.Locale.ROOT)
+                + " excerpts after 0x" + Long.toHexString(sharedEnd) + " moved to " + target);
         return ReplicaStore.open(dir, rollCycle);
+    }
+
+    /** The next excerpt; in a damaged copy one Chronicle cannot read ends the saving (the original files keep it). */
+    private static int nextReadable(ReplicaStore.RawTailer tailer, Reason reason) {
+        try {
+            return tailer.next();
+        } catch (RuntimeException e) {
+            if (reason != Reason.DAMAGED) {
+                throw e;
+            }
+            throw new UnreadableExcerptException(String.valueOf(e));
+        }
+    }
+
+    /** A damaged copy's excerpt that cannot be read: the excerpts saved so far are kept. */
+    private static final class UnreadableExcerptException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnreadableExcerptException(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /** At start: a rebuild interrupted by a crash is undone (the original put back) or finished. */

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * Opens the node's queues off the duty thread and hands each one, ready, to the duty cycle through one slot per
@@ -30,7 +31,7 @@ final class QueueOpener {
 
     /** A queue opened, recovered and checked, for the duty thread to take. */
     record Opened(ReplicaStore store, TermHistory history, long lastIndex, String damage, ExcerptChecksums checksums,
-                  DescriptorWatch descriptorWatch) {
+                  DescriptorWatch descriptorWatch, String note) {
         void close() {
             checksums.close();
             store.close();
@@ -46,6 +47,7 @@ final class QueueOpener {
     private static final Object CLOSED = new Object();
 
     private final List<NodeConfig.QueueSpec> specs;
+    private final BooleanSupplier refetchDamaged;
     private final Path dataDirectory;
     private final AtomicReferenceArray<Object> slots;
     /** Positions to try; a position is owned by the worker that polled it until it offers it back. */
@@ -57,7 +59,12 @@ final class QueueOpener {
     private final Thread[] workers;
     private volatile boolean closed;
 
-    QueueOpener(String nodeId, List<NodeConfig.QueueSpec> specs, Path dataDirectory) {
+    /**
+     * @param refetchDamaged whether a damaged copy may be cut back to its last sound excerpt and fetched again: true
+     *                       while the node's persisted role is follower (a leader has no one to fetch from)
+     */
+    QueueOpener(String nodeId, List<NodeConfig.QueueSpec> specs, Path dataDirectory, BooleanSupplier refetchDamaged) {
+        this.refetchDamaged = refetchDamaged;
         this.specs = specs;
         this.dataDirectory = dataDirectory;
         this.slots = new AtomicReferenceArray<>(specs.size());
@@ -154,21 +161,62 @@ final class QueueOpener {
     private Opened open(NodeConfig.QueueSpec spec) {
         Path dir = dataDirectory.resolve(spec.name());
         Quarantine.recoverInterruptedRebuild(dir);
-        ReplicaStore store = ReplicaStore.open(dir, RollCycleNames.of(spec.rollCycle()));
+        net.openhft.chronicle.queue.RollCycle rollCycle = RollCycleNames.of(spec.rollCycle());
+        ReplicaStore store = ReplicaStore.open(dir, rollCycle);
         try {
             store.recordAckMode(ackModeMark(spec.ackMode()));
-            TermHistory history = TermHistory.load(dir);
-            long lastIndex = store.lastIndex();
             // Chronicle keeps no checksum: bytes changed on disk since this node stored them must not be served or acked.
-            String damage = ExcerptChecksums.verify(store, dir);
+            ExcerptChecksums.Damage found = ExcerptChecksums.verify(store, dir);
+            String damage = found == null ? null : found.message();
+            String note = null;
+            if (found != null && refetchDamaged.getAsBoolean()) {
+                ReplicaStore cut = refetch(store, spec, found);
+                if (cut != null) {
+                    store = cut;
+                    note = "damaged on disk (" + found.message() + "): excerpts after 0x" + Long.toHexString(found.lastGoodIndex())
+                            + " moved to " + Quarantine.DIR_NAME + "/ and fetched again from the leader";
+                    damage = null;
+                } else {
+                    store = ReplicaStore.open(dir, rollCycle); // as it was: reported CORRUPTED below
+                    damage += "; it could not be moved aside (see the log)";
+                }
+            }
             if (damage != null) {
                 LOG.log(System.Logger.Level.ERROR, spec.name() + ": " + damage + "; this copy is not served or"
                         + " acknowledged: rebuild this replica (move the queue directory aside; the leader copies it anew)");
             }
-            return new Opened(store, history, lastIndex, damage, ExcerptChecksums.open(dir), new DescriptorWatch(dir));
+            TermHistory history = TermHistory.load(dir);
+            long lastIndex = store.lastIndex();
+            return new Opened(store, history, lastIndex, damage, ExcerptChecksums.open(dir), new DescriptorWatch(dir), note);
         } catch (RuntimeException | Error e) {
             store.close();
             throw e;
+        }
+    }
+
+    /**
+     * A follower's damaged copy: everything after its last sound excerpt goes to the quarantine (the original files
+     * whole, never deleted) and the queue is rebuilt up to that excerpt; HELLO then fetches the rest from the leader,
+     * which holds everything it acknowledged. Returns the rebuilt store, or null when that failed ({@code store} is
+     * closed either way).
+     */
+    private static ReplicaStore refetch(ReplicaStore store, NodeConfig.QueueSpec spec, ExcerptChecksums.Damage found) {
+        try {
+            ReplicaStore cut = Quarantine.truncateAfter(store, spec.name(), found.lastGoodIndex(), Quarantine.Reason.DAMAGED,
+                    found.message());
+            cut.recordAckMode(ackModeMark(spec.ackMode()));
+            cut.publishWritableTerm(-1);
+            LOG.log(System.Logger.Level.WARNING, spec.name() + ": " + found.message() + "; the excerpts after 0x"
+                    + Long.toHexString(found.lastGoodIndex()) + " were moved to the quarantine and are fetched again from the leader");
+            return cut;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, spec.name() + ": a damaged copy could not be moved aside: " + e, e);
+            try {
+                store.close();
+            } catch (RuntimeException alreadyClosed) {
+                // closed by the quarantine before it failed
+            }
+            return null;
         }
     }
 

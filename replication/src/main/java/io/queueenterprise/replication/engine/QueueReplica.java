@@ -14,6 +14,17 @@ final class QueueReplica {
     final int position;
     /** Handed over by the {@link QueueOpener}: until then the fields below are unset and the queue takes no part. */
     boolean open;
+    /**
+     * A role change waits for this queue's writer to find its last index (after the writes handed over before it):
+     * meanwhile the queue takes no part, as if not open yet.
+     */
+    boolean settling;
+    /** Counts role changes: a last index found for an older one is ignored. */
+    long roleGeneration;
+    /** The writer was asked for the last index of {@link #roleGeneration} (false: its ring was full; asked again). */
+    boolean settleRequested;
+    /** Writes this queue's store off the duty thread; created when the queue opens. */
+    QueueWriter writer;
     ReplicaStore store;
     TermHistory history;
     /** Leader: the last index its own tail has seen; follower: the last index written here. -1: empty. */
@@ -26,6 +37,26 @@ final class QueueReplica {
     long leaderLastIndex = -1;
     /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
     boolean synced;
+    /**
+     * Follower: the last index handed to the writer, which it will write unless a write fails (-1: empty). Gaps are
+     * judged against it; acknowledgements only ever carry {@link #lastIndex}, what the writer has written.
+     */
+    long acceptedIndex = -1;
+    /** Follower: the leader's latest quorum index, bounded by what is written here when published. */
+    long leaderQuorumIndex = -1;
+    /** Follower: since when (nanoTime) the writer's ring has been too full for the next frame; 0 when it is not. */
+    long ringFullSinceNanos;
+    /**
+     * Follower: the writer stayed behind longer than the agent waits with the subscription unread: this queue's
+     * frames are passed over (not stored, not acknowledged) and it resynchronises through HELLO once the writer drained.
+     */
+    boolean waitingForWriter;
+    /** Follower: a HELLO is owed for this queue as soon as its writer has drained. */
+    boolean helloWhenDrained;
+    /** Follower: whole seconds its writer has been blocked, as last written into {@link #stateDetail}. */
+    long blockedSecondsReported;
+    /** Follower: the writer's failed writes reported so far (state, refusal). */
+    long failuresSeen;
     /** Follower: the CRC32C of every excerpt it stored, checked when the node opens the queue. */
     ExcerptChecksums checksums;
     /**
@@ -54,6 +85,11 @@ final class QueueReplica {
     private final long[] seenNanos = new long[SEEN_RING];
     private long seenHead;
     private long seenTail;
+
+    /** Takes part in the protocol: open, and not waiting for its last index after a role change. */
+    boolean active() {
+        return open && !settling;
+    }
 
     QueueReplica(NodeConfig.QueueSpec spec, int position) {
         this.spec = spec;

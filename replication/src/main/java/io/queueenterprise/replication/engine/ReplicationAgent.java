@@ -2,10 +2,11 @@ package io.queueenterprise.replication.engine;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
+import io.aeron.ControlledFragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.ControlledFragmentHandler.Action;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.NodeStatus;
@@ -44,8 +45,9 @@ import java.util.function.Function;
 
 /**
  * The node's one duty cycle: drives the embedded media driver (INVOKER mode) and the Aeron client conductor, takes
- * frames, ships excerpts (leader) or stores them (follower), acks, heartbeats, and runs the admin commands handed
- * over by other threads. Everything it owns is touched by this thread only.
+ * frames, ships excerpts (leader) or hands them to each queue's {@link QueueWriter} (follower), acks what the writers
+ * wrote, heartbeats, restarts a dead Aeron client and driver, and runs the admin commands handed over by other
+ * threads. Everything it owns is touched by this thread only (a queue's store: see {@link QueueWriter}).
  *
  * <p>It keeps the node's lifecycle, role and term, the admin commands, the status, the peer sessions (handshake,
  * timeouts, heartbeats) and the checks every received frame passes; the data path is in {@link LeaderSession} and
@@ -66,11 +68,20 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     public static final int STREAM_ID = 0x5145; // "QE"
     static final int MAX_BATCH_BYTES = 64 * 1024;
     static final long HEARTBEAT_NANOS = 100_000_000L;
-    /** How long the embedded client and driver tolerate a stalled duty thread (see onStart). */
+    /** How long the embedded client and driver tolerate a stalled duty thread (see startTransport). */
     static final long EMBEDDED_LIVENESS_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
+    /**
+     * Test-only: a shorter liveness timeout (milliseconds), so that a test can stall a node past it in seconds. Not a
+     * configuration field: in production the timeout only has to outlast any stall the node should survive in place.
+     */
+    public static final String LIVENESS_TIMEOUT_PROPERTY = "qe.node.test.embeddedLivenessTimeoutMs";
+    static final long TRANSPORT_CHECK_NANOS = 100_000_000L;
+    static final long TRANSPORT_RESTART_BACKOFF_NANOS = 5_000_000_000L;
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
     static final long HELLO_RETRY_NANOS = 1_000_000_000L;
+    /** A queue whose writer has been blocked this long in the store says so in its state detail. */
+    static final long WRITER_BLOCKED_REPORT_NANOS = 1_000_000_000L;
     /** Excerpts a leader's own tail takes per duty cycle and queue, so one busy queue cannot starve the rest. */
     static final int SELF_TAIL_PER_CYCLE = 4096;
 
@@ -85,14 +96,18 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private final Path aeronDirectory;
 
     private final QueueOpener opener;
+    /** Looks the peers' host names up off this thread; a publication is added once its peer's name resolves. */
+    private final PeerResolver resolver;
     /** Some queue is not open yet: the duty cycle looks for it in the opener's slots. */
     private boolean queuesPending = true;
+    /** Some queue waits for its writer to find its last index after a role change. */
+    private boolean settling;
     private MediaDriver driver;
     private Aeron aeron;
     private AgentInvoker driverInvoker;
     private AgentInvoker clientInvoker;
     private Subscription subscription;
-    private FragmentAssembler assembler;
+    private ControlledFragmentAssembler assembler;
     private PeerLink[] peers;
     private QueueReplica[] queues;
 
@@ -120,6 +135,11 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private RefusalReason lastRefusalLogged;
     private long lastRefusalLoggedNanos;
     private volatile NodeStatus lastStatus;
+    private final long embeddedLivenessTimeoutNs;
+    private long lastTransportCheckNanos;
+    private long lastTransportRestartNanos;
+    private volatile String transportProblem;
+    private volatile long transportRestarts;
     private volatile boolean closed;
     /** Remote clients (its own class; one call per duty cycle): null when the node serves none. */
     private final io.queueenterprise.replication.client.ClientGateway clients;
@@ -149,7 +169,11 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         checkLimits(config);
         this.stateFile = new NodeStateFile(config.dataDirectory());
         this.control = new ControlFrames(me, handshakeMac);
-        this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory());
+        this.opener = new QueueOpener(config.nodeId(), config.queues(), config.dataDirectory(),
+                () -> stateFile.read().role() == NodeStatus.Role.FOLLOWER);
+        this.resolver = new PeerResolver(config.nodeId(), config.peers(), me);
+        this.embeddedLivenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(
+                Long.getLong(LIVENESS_TIMEOUT_PROPERTY, TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS)));
     }
 
     /**
@@ -201,46 +225,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         }
         follower = new FollowerSession(queues, drops, control);
         opener.start();
-        MediaDriver.Context driverContext = new MediaDriver.Context()
-                .aeronDirectoryName(aeronDirectory.toString())
-                .threadingMode(ThreadingMode.INVOKER)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                // Client and driver share this thread and process, so their mutual liveness checks guard nothing;
-                // at Aeron's 10 s default a stall of the duty thread (Chronicle waiting out a dead writer's lock and
-                // open header, 20-40 s measured after SIGKILL; a long GC or SIGSTOP) killed the client FATAL for good
-                // ("service interval exceeded") and the node never replicated again. Peers still see a stalled node
-                // at once: image liveness and connection timeouts keep their defaults.
-                .clientLivenessTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS)
-                .publicationUnblockTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS + TimeUnit.SECONDS.toNanos(10))
-                .termBufferSparseFile(true)
-                .publicationTermBufferLength(8 * 1024 * 1024)
-                .ipcTermBufferLength(1024 * 1024)
-                .warnIfDirectoryExists(false);
-        driver = MediaDriver.launch(driverContext);
-        driverInvoker = driver.sharedAgentInvoker();
-        aeron = Aeron.connect(new Aeron.Context()
-                .aeronDirectoryName(aeronDirectory.toString())
-                .useConductorAgentInvoker(true)
-                .driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
-                .driverAgentInvoker(driverInvoker));
-        clientInvoker = aeron.conductorAgentInvoker();
-        control.invokers(driverInvoker, clientInvoker);
-
-        NodeConfig.Peer me = config.peers().get(self);
-        subscription = aeron.addSubscription(channel(me), STREAM_ID);
-        assembler = new FragmentAssembler(this::onFragment);
         peers = new PeerLink[config.peers().size()];
-        for (int i = 0; i < peers.length; i++) {
-            if (i != self) {
-                ExclusivePublication publication = aeron.addExclusivePublication(channel(config.peers().get(i)), STREAM_ID);
-                peers[i] = new PeerLink(i, config.peers().get(i).id(), publication, config.queues().size());
-            }
-        }
+        resolver.start();
+        startTransport();
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         if (clients != null) {
             clients.start(aeron, this);
         }
+        lastTransportCheckNanos = System.nanoTime();
         NodeStateFile.State persisted = stateFile.read();
         term = persisted.term();
         switch (persisted.role()) {
@@ -250,6 +242,177 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             default -> stopServing(NodeStatus.Role.STANDBY);
         }
         lastStatus = buildStatus();
+    }
+
+    /**
+     * Launches the embedded media driver and the Aeron client, the subscription and a publication per peer. Called at
+     * start and again by {@link #restartTransport} once the pair died.
+     */
+    private void startTransport() {
+        MediaDriver.Context driverContext = new MediaDriver.Context()
+                .aeronDirectoryName(aeronDirectory.toString())
+                .threadingMode(ThreadingMode.INVOKER)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                // Client and driver share this thread and process, so their mutual liveness checks guard nothing;
+                // at Aeron's 10 s default a stall of the duty thread (Chronicle waiting out a dead writer's lock and
+                // open header, 20-40 s measured after SIGKILL; a long GC or SIGSTOP) killed the client FATAL
+                // ("service interval exceeded"). Peers still see a stalled node at once: image liveness and
+                // connection timeouts keep their defaults. A longer stall still ends the pair: see restartTransport.
+                .clientLivenessTimeoutNs(embeddedLivenessTimeoutNs)
+                .publicationUnblockTimeoutNs(embeddedLivenessTimeoutNs + TimeUnit.SECONDS.toNanos(10))
+                .termBufferSparseFile(true)
+                .publicationTermBufferLength(8 * 1024 * 1024)
+                .ipcTermBufferLength(1024 * 1024)
+                .warnIfDirectoryExists(false);
+        driver = MediaDriver.launch(driverContext);
+        driverInvoker = driver.sharedAgentInvoker();
+        aeron = Aeron.connect(new Aeron.Context()
+                .aeronDirectoryName(aeronDirectory.toString())
+                .useConductorAgentInvoker(true)
+                .driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(embeddedLivenessTimeoutNs))
+                .driverAgentInvoker(driverInvoker));
+        clientInvoker = aeron.conductorAgentInvoker();
+        control.invokers(driverInvoker, clientInvoker);
+
+        NodeConfig.Peer me = config.peers().get(self);
+        subscription = aeron.addSubscription(channel(me), STREAM_ID);
+        assembler = new ControlledFragmentAssembler(this::onFragment);
+        for (int i = 0; i < peers.length; i++) {
+            if (i != self) {
+                if (peers[i] == null) {
+                    peers[i] = new PeerLink(i, config.peers().get(i).id(), null, config.queues().size());
+                }
+                peers[i].publication = null;
+                addPublication(peers[i]);
+            }
+        }
+    }
+
+    /**
+     * Adds the publication to a peer whose host name resolved (see {@link PeerResolver}); until then the peer gets
+     * nothing from this node (no handshake, no answer) and the reason is in {@link #unresolvedPeers()}.
+     */
+    private void addPublication(PeerLink p) {
+        if (!resolver.resolved(p.position)) {
+            return;
+        }
+        try {
+            p.publication = aeron.addExclusivePublication(channel(config.peers().get(p.position)), STREAM_ID);
+            resolver.connected(p.position);
+        } catch (RuntimeException e) { // Aeron's own lookup failed (the name went away again) or the channel is refused
+            LOG.log(System.Logger.Level.WARNING, config.nodeId() + ": no channel to peer " + p.id + " yet: " + e.getMessage());
+            resolver.retry(p.position, "no channel to " + config.peers().get(p.position).host() + ": " + e.getMessage());
+        }
+    }
+
+    /** Peers this node cannot send to yet, by id, with the reason (a host name that does not resolve). Any thread. */
+    public java.util.Map<String, String> unresolvedPeers() {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        resolver.problems().forEach((position, problem) -> out.put(config.peers().get(position).id(), problem));
+        return out;
+    }
+
+    /**
+     * Whether the embedded Aeron client or driver has died: checked once per {@link #TRANSPORT_CHECK_NANOS}. Both run
+     * on this thread (INVOKER mode), so a stall of this thread longer than their liveness timeout (SIGSTOP, a GC
+     * pause, a JVM safepoint storm) makes the client fail ("service interval exceeded") and close every publication
+     * and subscription; the node would then never replicate again. It restarts the pair instead.
+     */
+    private int checkTransport(long now) {
+        if (now - lastTransportCheckNanos < TRANSPORT_CHECK_NANOS) {
+            return 0;
+        }
+        lastTransportCheckNanos = now;
+        for (PeerLink p : peers) {
+            if (p != null && p.publication == null && transportProblem == null) {
+                addPublication(p); // its name resolved since
+            }
+        }
+        if (transportProblem == null && !aeron.isClosed() && !clientInvoker.isClosed() && !driverInvoker.isClosed()
+                && !subscription.isClosed()) {
+            return 0;
+        }
+        if (transportProblem != null && now - lastTransportRestartNanos < TRANSPORT_RESTART_BACKOFF_NANOS) {
+            return 0;
+        }
+        restartTransport(now);
+        return 1;
+    }
+
+    /**
+     * Closes what is left of the dead client and driver and starts a new pair in the same directory: peers'
+     * sessions are dropped, so followers handshake again and say HELLO, and the leader streams from where each
+     * follower stands, as after any reconnect. On failure the reason stays in {@link #transportProblem()} (the node
+     * is then neither ready nor healthy: Kubernetes restarts the pod) and the restart is tried again later.
+     */
+    private void restartTransport(long now) {
+        lastTransportRestartNanos = now;
+        transportRestarts++;
+        String cause = transportProblem != null ? "still down after a failed restart (" + transportProblem + ")"
+                : "the embedded Aeron client or driver closed (a duty-thread stall longer than "
+                + TimeUnit.NANOSECONDS.toMillis(embeddedLivenessTimeoutNs) + " ms?)";
+        LOG.log(System.Logger.Level.ERROR, config.nodeId() + ": " + cause + "; restarting it (restart "
+                + transportRestarts + ")");
+        transportProblem = "restarting the embedded Aeron client and driver: " + cause;
+        dropAllSessions();
+        for (QueueReplica q : queues) {
+            q.synced = false;
+            q.dropPart();
+            if (role == NodeStatus.Role.FOLLOWER && q.state == QueueStatus.State.LIVE) {
+                q.state = QueueStatus.State.CATCHING_UP;
+            }
+        }
+        closeQuietly(clients == null ? null : clients::close);
+        for (PeerLink p : peers) {
+            if (p != null && p.publication != null) {
+                closeQuietly(p.publication::close);
+            }
+        }
+        closeQuietly(subscription::close);
+        closeQuietly(aeron::close);
+        closeQuietly(driver::close);
+        try {
+            startTransport();
+            if (clients != null) {
+                clients.start(aeron, this);
+            }
+        } catch (RuntimeException e) {
+            transportProblem = "the embedded Aeron client and driver could not be restarted: " + e;
+            LOG.log(System.Logger.Level.ERROR, config.nodeId() + ": " + transportProblem, e);
+            return;
+        }
+        transportProblem = null;
+        if (role == NodeStatus.Role.FOLLOWER) {
+            peers[leader].challengeSentNanos = now - CHALLENGE_RETRY_NANOS; // handshake at once
+        }
+        LOG.log(System.Logger.Level.INFO, config.nodeId() + ": embedded Aeron client and driver restarted");
+    }
+
+    private void closeQuietly(Runnable close) {
+        if (close == null) {
+            return;
+        }
+        try {
+            close.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, config.nodeId() + ": closing a dead Aeron resource: " + e);
+        }
+    }
+
+    /** Why the node's transport is down (restarting, or a restart failed); null when it is up. Any thread. */
+    public String transportProblem() {
+        return transportProblem;
+    }
+
+    /** How many times the embedded Aeron client and driver were restarted since start. Any thread. */
+    public long transportRestarts() {
+        return transportRestarts;
+    }
+
+    /** Test hook: closes the Aeron client as its conductor does when it dies, on the duty thread. */
+    public void closeAeronClientForTest() {
+        aeron.close();
     }
 
     private static String channel(NodeConfig.Peer peer) {
@@ -277,7 +440,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             q.checksums = opened.checksums();
             q.descriptorWatch = opened.descriptorWatch();
             q.damage = opened.damage();
-            q.stateDetail = q.damage == null ? "" : q.damage;
+            q.stateDetail = q.damage != null ? q.damage : opened.note() != null ? opened.note() : "";
+            q.writer = new QueueWriter(config.nodeId(), q.spec.name(), q.store, q.checksums, q.lastIndex);
+            q.acceptedIndex = q.lastIndex;
             q.open = true;
             adopted++;
             switch (role) {
@@ -302,10 +467,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             c.result.completeExceptionally(new ReplicationException("node " + config.nodeId() + " is closed"));
         }
         opener.close(); // queues opened but not taken are closed there
+        resolver.close();
         if (queues != null) {
             for (QueueReplica q : queues) {
                 if (q != null && q.open) {
                     closeTails(q);
+                    if (!q.writer.stop(5, TimeUnit.SECONDS)) {
+                        continue; // blocked inside Chronicle: closing the store under it could crash the JVM
+                    }
                     if (q.checksums != null) {
                         q.checksums.close();
                     }
@@ -357,7 +526,10 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             work += adoptOpenedQueues(System.nanoTime()); // before commands: a command sees every queue opened so far
         }
         work += runCommands();
-        work += subscription.poll(assembler, 64);
+        if (settling) {
+            work += settleQueues(System.nanoTime());
+        }
+        work += subscription.controlledPoll(assembler, 64);
         long now = System.nanoTime();
         if (role == NodeStatus.Role.LEADER) {
             work += leaderSession.work(now, term);
@@ -371,6 +543,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             work += followerWork(now);
         }
         work += heartbeats(now);
+        work += checkTransport(now);
         if (clients != null) {
             work += clients.doWork(now);
         }
@@ -408,7 +581,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     @Override
     public ReplicaStore store(int queue) {
         QueueReplica q = queues[queue];
-        return q.open ? q.store : null; // not yet handed over by the queue opener
+        return q.active() ? q.store : null; // not yet handed over by the queue opener, or settling after a role change
     }
 
     @Override
@@ -519,12 +692,90 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         dropAllSessions();
         role = NodeStatus.Role.LEADER;
         leader = self;
-        long now = System.nanoTime();
         for (QueueReplica q : queues) {
             if (q.open) {
-                leadQueue(q, now, q.store.lastIndex()); // a queue still opening is led when it joins
+                settle(q); // led once its writer found its last index; a queue still opening is led when it joins
             }
         }
+    }
+
+    /**
+     * A role change: the queue takes no part until its writer, after the writes it has in hand, found the queue's
+     * last index (Chronicle's end scan can take seconds on a copy a killed writer left mid-excerpt, and writes queued
+     * before it can wait on a stalled writer's lock); then {@link #settleQueues} applies the node's role to it.
+     */
+    private void settle(QueueReplica q) {
+        closeTails(q);
+        q.store.publishWritableTerm(-1); // no library appender writes until the new role is applied
+        q.settling = true;
+        q.roleGeneration++;
+        q.settleRequested = q.writer.findLast(q.roleGeneration);
+        q.writer.wake();
+        q.synced = false;
+        q.waitingForWriter = false;
+        q.helloWhenDrained = false;
+        q.ringFullSinceNanos = 0;
+        q.dropPart();
+        if (q.damage == null) {
+            q.state = QueueStatus.State.STOPPED;
+            q.stateDetail = "finding the last index for the new role";
+        }
+        settling = true;
+    }
+
+    /** Queues whose writer found their last index take the node's current role. */
+    private int settleQueues(long now) {
+        int work = 0;
+        boolean stillSettling = false;
+        boolean joinedAsFollower = false;
+        for (QueueReplica q : queues) {
+            if (!q.settling) {
+                continue;
+            }
+            if (!q.settleRequested) {
+                q.settleRequested = q.writer.findLast(q.roleGeneration);
+                q.writer.wake();
+                stillSettling = true;
+                continue;
+            }
+            Long last = q.writer.foundLastIndex(q.roleGeneration);
+            if (last == null) {
+                stillSettling = true;
+                long blocked = q.writer.busyNanos(now);
+                if (blocked > WRITER_BLOCKED_REPORT_NANOS && q.damage == null) {
+                    q.stateDetail = "finding the last index for the new role: its writer has been blocked in the store for "
+                            + blocked / 1_000_000 + " ms";
+                }
+                continue;
+            }
+            q.settling = false;
+            work++;
+            if (last == QueueWriter.SCAN_FAILED) {
+                q.state = QueueStatus.State.CORRUPTED;
+                q.stateDetail = String.valueOf(q.writer.failure());
+                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
+                continue;
+            }
+            q.acceptedIndex = last;
+            switch (role) {
+                case LEADER -> leadQueue(q, now, last);
+                case FOLLOWER -> {
+                    followQueue(q, last);
+                    joinedAsFollower = true;
+                }
+                default -> stopQueue(q, role);
+            }
+        }
+        settling = stillSettling;
+        if (joinedAsFollower && peers[leader].established) {
+            follower.sendHello(peers[leader], term); // the leader learns where the settled queues stand
+        }
+        return work;
+    }
+
+    /** No queue is waiting for its last index after a role change. Duty-cycle thread. */
+    public boolean settled() {
+        return !settling;
     }
 
     /**
@@ -559,7 +810,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         leader = leaderPosition;
         for (QueueReplica q : queues) {
             if (q.open) {
-                followQueue(q, q.store.lastIndex());
+                q.store.publishWritableTerm(-1); // at once: no library appender writes here from now on
+                q.store.recordReplica();
+                settle(q);
             }
         }
         peers[leaderPosition].challengeSentNanos = System.nanoTime() - CHALLENGE_RETRY_NANOS;
@@ -592,6 +845,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     }
 
     private void stopQueue(QueueReplica q, NodeStatus.Role newRole) {
+        q.settling = false; // a fenced or standby queue needs no last index
         q.store.publishWritableTerm(-1);
         if (newRole == NodeStatus.Role.FENCED) {
             q.store.recordReplica();
@@ -684,12 +938,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     // ------------------------------------------------------------------------------------------------ follower
 
     private int followerWork(long now) {
-        for (QueueReplica q : queues) {
-            if (q.open) {
-                q.checksums.flushIfDue(now); // housekeeping: not counted as work, so the idle strategy still backs off
-            }
-        }
         PeerLink p = peers[leader];
+        int written = follower.pollWriters(p.established ? p : null, term, now);
         if (p.established) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
                 LOG.log(System.Logger.Level.INFO, config.nodeId() + ": no frame from leader " + p.id + " for "
@@ -705,9 +955,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             }
             if (follower.helloDue(now)) {
                 follower.sendHello(p, term); // the HELLO or its answer was lost (control frames are not retried forever)
-                return 1;
+                return written + 1;
             }
-            return 0;
+            return written;
         }
         if (now - p.challengeSentNanos >= CHALLENGE_RETRY_NANOS) {
             p.challengeSentNanos = now;
@@ -715,9 +965,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             random.nextBytes(p.initiatorNonce);
             control.handshake(FrameType.CHALLENGE, term, p.pendingSessionId).bytes(p.initiatorNonce, 0, HandshakeBody.NONCE_LENGTH);
             control.sendHandshake(p, true); // lost or refused: retried after CHALLENGE_RETRY_NANOS
-            return 1;
+            return written + 1;
         }
-        return 0;
+        return written;
     }
 
     // ------------------------------------------------------------------------------------------------ both
@@ -755,40 +1005,45 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         control.refuse(p, term, frame.sessionId(), reason, queue, detail, message);
     }
 
-    private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+    /**
+     * One frame from the subscription. ABORT leaves it there, to be read again next cycle: a follower's writer had no
+     * room for it (back-pressure; see {@link FollowerSession}).
+     */
+    private Action onFragment(DirectBuffer buffer, int offset, int length, Header header) {
         rx.putBytes(0, buffer, offset, length); // a heap copy: the MAC and the follower's write read it as an array
         try {
             frame.wrap(rx, 0, length);
         } catch (MalformedFrameException e) {
             drops.increment(DropReason.MALFORMED);
-            return;
+            return Action.CONTINUE;
         }
         int sender = frame.sender();
         if (sender >= peers.length || sender == self) {
             drops.increment(DropReason.UNKNOWN_PEER);
-            return;
+            return Action.CONTINUE;
         }
         PeerLink p = peers[sender];
+        long previousSequence = p.rxSequence;
         FrameType type = frame.type();
         boolean handshakeFrame = type == FrameType.CHALLENGE || type == FrameType.CHALLENGE_RESPONSE || type == FrameType.PROOF;
         boolean refusalBeforeSession = type == FrameType.REFUSAL && !(p.established && frame.sessionId() == p.sessionId);
         if (handshakeFrame || refusalBeforeSession) {
             if (!handshakeMac.verify(frame)) {
                 drops.increment(DropReason.UNAUTHENTICATED);
-                return;
+                return Action.CONTINUE;
             }
         } else {
             if (!p.established || frame.sessionId() != p.sessionId) {
                 drops.increment(DropReason.UNKNOWN_SESSION);
-                return;
+                return Action.CONTINUE;
             }
             if (!p.sessionMac.verify(frame)) {
                 drops.increment(DropReason.BAD_MAC);
-                return;
+                return Action.CONTINUE;
             }
             if (frame.sequence() <= p.rxSequence) {
                 drops.increment(DropReason.REPLAYED);
-                return;
+                return Action.CONTINUE;
             }
             p.rxSequence = frame.sequence();
         }
@@ -801,23 +1056,29 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             } else {
                 drops.increment(DropReason.TERM_AHEAD); // only the admin endpoint moves this node's term
             }
-            return;
+            return Action.CONTINUE;
         }
         try {
-            dispatch(p, type);
+            if (!dispatch(p, type)) {
+                p.rxSequence = previousSequence; // read again next cycle: not a replay
+                p.lastHeardNanos = System.nanoTime(); // the leader is talking; this node is not listening yet
+                return Action.ABORT;
+            }
         } catch (MalformedFrameException e) {
             drops.increment(DropReason.MALFORMED);
         }
+        return Action.CONTINUE;
     }
 
-    private void dispatch(PeerLink p, FrameType type) throws MalformedFrameException {
+    /** @return false to read the frame again next cycle (back-pressure from a follower's writer) */
+    private boolean dispatch(PeerLink p, FrameType type) throws MalformedFrameException {
         long now = System.nanoTime();
         switch (type) {
             case CHALLENGE -> {
                 handshake.wrap(frame);
                 if (role != NodeStatus.Role.LEADER) {
                     refuse(p, RefusalReason.NOT_LEADER, RefusalBody.NO_QUEUE, term, config.nodeId() + " is " + role);
-                    return;
+                    return true;
                 }
                 handshake.initiatorNonce(p.initiatorNonce);
                 random.nextBytes(p.responderNonce);
@@ -833,12 +1094,12 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 handshake.wrap(frame);
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader || frame.sessionId() != p.pendingSessionId) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 handshake.initiatorNonce(nonceScratch);
                 if (!java.util.Arrays.equals(nonceScratch, p.initiatorNonce)) {
                     drops.increment(DropReason.UNAUTHENTICATED);
-                    return;
+                    return true;
                 }
                 handshake.responderNonce(p.responderNonce);
                 handshake.proof(proofScratch);
@@ -846,7 +1107,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                         p.initiatorNonce, p.responderNonce);
                 if (!SessionCrypto.proofEquals(expected, proofScratch)) {
                     drops.increment(DropReason.UNAUTHENTICATED);
-                    return;
+                    return true;
                 }
                 byte[] proof = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, self, p.position, term,
                         p.initiatorNonce, p.responderNonce);
@@ -863,14 +1124,14 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 handshake.wrap(frame);
                 if (role != NodeStatus.Role.LEADER || !p.awaitingProof || frame.sessionId() != p.pendingSessionId) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 handshake.proof(proofScratch);
                 byte[] expected = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, p.position, self, term,
                         p.initiatorNonce, p.responderNonce);
                 if (!SessionCrypto.proofEquals(expected, proofScratch)) {
                     drops.increment(DropReason.UNAUTHENTICATED);
-                    return;
+                    return true;
                 }
                 p.dropSession();
                 establish(p, p.position, self, now);
@@ -880,7 +1141,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.LEADER) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 leaderSession.onHello(p, hello, term);
             }
@@ -889,7 +1150,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 follower.onDescriptor(p, descriptor, term);
             }
@@ -898,25 +1159,25 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
-                follower.onData(p, data, term);
+                return follower.onData(p, data, frame.length(), term, now);
             }
             case EXCERPT_PART -> {
                 part.wrap(frame);
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.FOLLOWER || p.position != leader) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
-                follower.onExcerptPart(p, part, term);
+                return follower.onExcerptPart(p, part, term, now);
             }
             case ACK -> {
                 ack.wrap(frame);
                 p.lastHeardNanos = now;
                 if (role != NodeStatus.Role.LEADER) {
                     drops.increment(DropReason.UNEXPECTED);
-                    return;
+                    return true;
                 }
                 leaderSession.onAck(p, ack);
             }
@@ -933,6 +1194,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             }
             default -> drops.increment(DropReason.UNEXPECTED);
         }
+        return true;
     }
 
     private void establish(PeerLink p, int initiator, int responder, long now) {

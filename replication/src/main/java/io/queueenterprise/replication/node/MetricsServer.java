@@ -20,8 +20,9 @@ import java.util.stream.Collectors;
 /**
  * The metrics port, apart from the admin endpoint and without credential (nothing here reveals data):
  * {@code /metrics} (Prometheus text, {@link NodeMetrics} through the Prometheus client's handler), {@code /healthz}
- * (the node answers a status call: 200, else 503) and {@code /readyz} (200 when leading, or following with every
- * queue LIVE; 503 naming what is not).
+ * (the node answers a status call and its embedded Aeron client and driver run: 200, else 503 with the reason, so
+ * a liveness probe restarts a node whose transport died and could not be restarted in place) and {@code /readyz}
+ * (200 when leading, or following with every queue LIVE; 503 naming what is not).
  */
 public final class MetricsServer implements AutoCloseable {
     private final HttpServer server;
@@ -60,6 +61,11 @@ public final class MetricsServer implements AutoCloseable {
         try (exchange) {
             try {
                 NodeStatus status = node.status();
+                String transport = node.transportProblem();
+                if (transport != null) {
+                    send(exchange, 503, "not healthy: " + transport);
+                    return;
+                }
                 send(exchange, 200, "ok: " + status.role() + " at term " + status.term());
             } catch (RuntimeException e) {
                 send(exchange, 503, "not healthy: " + e);
@@ -74,6 +80,11 @@ public final class MetricsServer implements AutoCloseable {
                 status = node.status();
             } catch (RuntimeException e) {
                 send(exchange, 503, "not ready: " + e);
+                return;
+            }
+            String transport = node.transportProblem();
+            if (transport != null) {
+                send(exchange, 503, "not ready: " + transport);
                 return;
             }
             String notLive = status.queues().stream().filter(q -> q.state() != QueueStatus.State.LIVE)

@@ -76,6 +76,21 @@ public final class NodeMetrics implements MultiCollector {
                 CounterSnapshot.CounterDataPointSnapshot.builder().labels(nodeLabel)
                         .value(unauthorizedAdminRequests.getAsLong()).build()).build());
 
+        out.add(counter("qe_node_transport_restarts", "times the node restarted its embedded Aeron client and driver after they died").dataPoint(
+                counterPoint(nodeLabel, node.transportRestarts())).build());
+        out.add(gauge("qe_node_transport_up", "1 while the embedded Aeron client and driver run; 0 when they died and could not be restarted")
+                .dataPoint(gaugePoint(nodeLabel, node.transportProblem() == null ? 1 : 0)).build());
+
+        Map<String, String> unresolved = node.unresolvedPeers();
+        GaugeSnapshot.Builder peerAddress = gauge("qe_peer_address_resolved",
+                "1 when this node has a channel to the peer; 0 while its host name does not resolve (looked up again with backoff)");
+        for (NodeConfig.Peer peer : config.peers()) {
+            if (!peer.id().equals(status.nodeId())) {
+                peerAddress.dataPoint(gaugePoint(nodeLabel.add("peer", peer.id()), unresolved.containsKey(peer.id()) ? 0 : 1));
+            }
+        }
+        out.add(peerAddress.build());
+
         CounterSnapshot.Builder droppedByReason = counter("qe_node_frames_dropped", "frames this node dropped since start, by reason");
         for (Map.Entry<String, Long> e : new TreeMap<>(framesDroppedByReason.get()).entrySet()) {
             droppedByReason.dataPoint(counterPoint(nodeLabel.add("reason", e.getKey()), e.getValue()));

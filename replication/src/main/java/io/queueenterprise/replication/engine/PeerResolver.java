@@ -1,0 +1,130 @@
+package io.queueenterprise.replication.engine;
+
+import io.queueenterprise.replication.config.NodeConfig;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+
+/**
+ * Looks up the peers' host names off the duty thread, and again with bounded backoff while a name does not resolve:
+ * in Kubernetes a peer's name (a pod of a StatefulSet behind a headless Service) resolves only once its pod exists,
+ * which may be after this node started, or again after it was rescheduled. Until its name resolves, the node holds
+ * no publication to that peer (Aeron would refuse the channel) and says why in {@link #problems()}; it starts and
+ * serves everything else meanwhile. A DNS lookup can block for seconds (resolver timeouts): never on the duty thread.
+ *
+ * <p>One daemon thread; it parks when every name is resolved, until {@link #retry} asks again (Aeron refused a
+ * channel to a name that resolved here).
+ */
+final class PeerResolver implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PeerResolver.class.getName());
+    static final long FIRST_RETRY_NANOS = 250_000_000L;
+    static final long MAX_RETRY_NANOS = 30_000_000_000L;
+    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
+    private final String nodeId;
+    private final List<String> hosts;
+    /** 1 once the peer's host resolved (or is an address), 0 while it must be looked up (again). */
+    private final AtomicIntegerArray resolved;
+    private final AtomicReferenceArray<String> problems;
+    private final Thread thread;
+    private volatile boolean closed;
+
+    PeerResolver(String nodeId, List<NodeConfig.Peer> peers, int self) {
+        this.nodeId = nodeId;
+        this.hosts = peers.stream().map(NodeConfig.Peer::host).toList();
+        this.resolved = new AtomicIntegerArray(hosts.size());
+        this.problems = new AtomicReferenceArray<>(hosts.size());
+        for (int i = 0; i < hosts.size(); i++) {
+            if (i == self || isAddress(hosts.get(i))) {
+                resolved.set(i, 1); // nothing to look up: Aeron parses an address without a lookup
+            }
+        }
+        this.thread = new Thread(this::run, "qe-resolve-" + nodeId);
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    static boolean isAddress(String host) {
+        return IPV4.matcher(host).matches() || host.indexOf(':') >= 0 || host.startsWith("[");
+    }
+
+    /** Whether the peer's host resolved (a publication to it can be added now). Any thread. */
+    boolean resolved(int peer) {
+        return resolved.get(peer) == 1;
+    }
+
+    /** Aeron could not use the peer's address after all: look it up again (with backoff), saying why meanwhile. */
+    void retry(int peer, String why) {
+        problems.set(peer, why);
+        if (isAddress(hosts.get(peer))) {
+            return; // an address does not get better by looking it up; the reason stays reported
+        }
+        resolved.set(peer, 0);
+        LockSupport.unpark(thread);
+    }
+
+    /** Peers whose host does not resolve (or whose channel Aeron refused), by position, with the reason. */
+    Map<Integer, String> problems() {
+        Map<Integer, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < hosts.size(); i++) {
+            String problem = problems.get(i);
+            if (problem != null) {
+                out.put(i, problem);
+            }
+        }
+        return out;
+    }
+
+    /** The duty thread added its publication: nothing to report for this peer any more. */
+    void connected(int peer) {
+        problems.set(peer, null);
+    }
+
+    private void run() {
+        long backoff = FIRST_RETRY_NANOS;
+        while (!closed) {
+            boolean missing = false;
+            for (int i = 0; i < hosts.size(); i++) {
+                if (resolved.get(i) == 1) {
+                    continue;
+                }
+                try {
+                    InetAddress.getByName(hosts.get(i)); // cached by the JVM for the driver's own lookup right after
+                    resolved.set(i, 1);
+                    LOG.log(System.Logger.Level.INFO, nodeId + ": peer host " + hosts.get(i) + " resolves now");
+                } catch (UnknownHostException | SecurityException e) {
+                    missing = true;
+                    String problem = "host '" + hosts.get(i) + "' does not resolve (yet): " + e.getMessage()
+                            + "; looked up again with backoff (at most every " + MAX_RETRY_NANOS / 1_000_000_000L + " s)";
+                    if (!problem.equals(problems.get(i))) {
+                        LOG.log(System.Logger.Level.WARNING, nodeId + ": " + problem);
+                    }
+                    problems.set(i, problem);
+                }
+            }
+            if (missing) {
+                LockSupport.parkNanos(backoff);
+                backoff = Math.min(backoff * 2, MAX_RETRY_NANOS);
+            } else {
+                backoff = FIRST_RETRY_NANOS;
+                LockSupport.park(); // until retry() or close()
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        LockSupport.unpark(thread);
+    }
+}
