@@ -72,7 +72,7 @@ final class ClientTailSessions {
     void onOpen(ClientGateway.Session s, ClientFrame f, long now) {
         Tail previous = byConnection.remove(s.connection);
         if (previous != null) {
-            previous.close();
+            previous.finished = true; // closed and removed by the next duty cycle
         }
         long tailId = f.openTail();
         int q = s.queue;
