@@ -435,8 +435,8 @@ public final class RemoteTailer implements QueueTailer {
         if (connection != null) {
             disconnect();
             nodeCursor++;
+            resumes++;
         }
-        resumes++;
         ClientRefusal r = lastReceived >= 0 ? open(TailFrom.AFTER, lastReceived) : open(openFrom, openIndex);
         if (r != null) {
             throw refused(r);
