@@ -57,10 +57,12 @@ class RemoteTailFailoverTest {
         KeyRing ring = RemoteClientTest.newRing();
         NodeProcess[] nodes = new NodeProcess[3];
         Map<Integer, Long> acknowledged = new ConcurrentHashMap<>();
+        Map<Integer, Boolean> uncertain = new ConcurrentHashMap<>();
+        int[] written = new int[1];
         AtomicReference<Throwable> writerFailure = new AtomicReference<>();
         AtomicBoolean stop = new AtomicBoolean();
         Thread writer = null;
-        int victim = 1 + random.nextInt(2);
+        int victim = random.nextInt(3); // the tailer's preferred replica: the leader (then a follower is promoted) or a follower
         List<long[]> read = new ArrayList<>();
         long resumes;
         String servedAfter;
@@ -77,7 +79,15 @@ class RemoteTailFailoverTest {
                         .clientCredential(cluster.clientCredential).keyRing(ring).ackTimeout(Duration.ofSeconds(20)).build();
                      QueueAppender appender = remote.createAppender()) {
                     for (int n = 0; !stop.get(); n++) {
-                        acknowledged.put(n, appender.write(message(n)));
+                        written[0] = n + 1;
+                        try {
+                            acknowledged.put(n, appender.write(message(n)));
+                        } catch (io.queueenterprise.remote.RemoteQueueException e) {
+                            if (!e.mayBeAppended()) {
+                                throw e;
+                            }
+                            uncertain.put(n, Boolean.TRUE); // timed out across the failover: in the queue at most once
+                        }
                     }
                 } catch (Throwable e) {
                     writerFailure.set(e);
@@ -94,20 +104,28 @@ class RemoteTailFailoverTest {
                 long stopAt = restartAt + 1_000_000_000L;
                 boolean killed = false;
                 boolean restarted = false;
+                int leader = 0;
                 byte[] buffer = new byte[256];
+                long lastReadAt = System.nanoTime();
                 long deadline = start + 90_000_000_000L;
                 while (System.nanoTime() < deadline) {
                     long now = System.nanoTime();
-                    if (!killed && now > killAt) {
-                        assertEquals(victimAddress, tailer.servingNode().getHostString() + ":" + tailer.servingNode().getPort(),
-                                "the tailer is on the victim when it dies");
+                    if (!killed && now > killAt && tailer.servingNode() != null) {
+                        // the replica serving the tailer now (the preferred one, unless a stall on this machine moved it)
+                        victim = cluster.clientAddresses().indexOf(tailer.servingNode().getHostString() + ":" + tailer.servingNode().getPort());
                         nodes[victim].kill();
                         assertEquals(137, nodes[victim].exitValue(), "killed by SIGKILL");
                         killed = true;
+                        if (victim == 0) { // the operator promotes the survivor holding the most at term 2
+                            int a = nodes[1].status().lastIndex() >= nodes[2].status().lastIndex() ? 1 : 2;
+                            nodes[a].command("promote 2");
+                            nodes[3 - a].command("follow replica-" + a + " 2");
+                            leader = a;
+                        }
                     }
                     if (killed && !restarted && now > restartAt) {
                         nodes[victim] = NodeProcess.start(cluster, victim, spec, logs.resolve("node-" + victim + ".log"));
-                        nodes[victim].command("follow replica-0 1");
+                        nodes[victim].command(leader == 0 ? "follow replica-0 1" : "follow replica-" + leader + " 2");
                         restarted = true;
                     }
                     if (restarted && now > stopAt) {
@@ -119,8 +137,12 @@ class RemoteTailFailoverTest {
                         if (text.startsWith("message ")) {
                             read.add(new long[]{Integer.parseInt(text.substring(8)), tailer.lastReadIndex()});
                         }
-                    } else if (stop.get() && !writer.isAlive() && read.size() >= acknowledged.size()) {
-                        break;
+                    } else if (stop.get() && !writer.isAlive() && read.size() >= acknowledged.size()
+                            && System.nanoTime() - lastReadAt > 1_000_000_000L) {
+                        break; // everything acknowledged arrived, and nothing else for a second
+                    }
+                    if (length >= 0) {
+                        lastReadAt = System.nanoTime();
                     }
                 }
                 resumes = tailer.resumes();
@@ -139,14 +161,22 @@ class RemoteTailFailoverTest {
                 }
             }
         }
-        System.out.println("remote tail trial seed " + seed + ": victim replica-" + victim + ", " + acknowledged.size()
-                + " acknowledged, " + read.size() + " read, " + resumes + " resumes, served last by " + servedAfter);
+        System.out.println("remote tail trial seed " + seed + ": victim replica-" + victim + ", " + written[0] + " written, "
+                + acknowledged.size() + " acknowledged, " + uncertain.size() + " timed out, " + read.size() + " read, "
+                + resumes + " resumes, served last by " + servedAfter);
         assertTrue(acknowledged.size() > 50, "the trial acknowledged a stream: " + acknowledged.size());
         assertTrue(resumes >= 1, "the tailer resumed after its replica was killed");
-        assertEquals(acknowledged.size(), read.size(), "every acknowledged message read once");
-        for (int i = 0; i < read.size(); i++) {
-            assertEquals(i, read.get(i)[0], "message " + i + " in order, no gap, no duplicate");
-            assertEquals(acknowledged.get(i), read.get(i)[1], "message " + i + " at the index its write returned");
+        Map<Integer, Long> at = new java.util.HashMap<>();
+        long previous = -1;
+        for (long[] m : read) {
+            int n = (int) m[0];
+            assertNull(at.put(n, m[1]), "message " + n + " read twice");
+            assertTrue(n > previous, "message " + n + " after " + previous + ": not in the client's order");
+            previous = n;
+            assertTrue(acknowledged.containsKey(n) || uncertain.containsKey(n), "message " + n + " was never written");
+        }
+        for (Map.Entry<Integer, Long> e : acknowledged.entrySet()) {
+            assertEquals(e.getValue(), at.get(e.getKey()), "acknowledged message " + e.getKey() + " read once at the index its write returned");
         }
     }
 
