@@ -74,6 +74,8 @@ public final class RemoteQueue implements AutoCloseable {
     private static final long IDLE_RECONNECT_NANOS = 10_000_000_000L;
     private static final long HANDSHAKE_STEP_NANOS = 1_000_000_000L;
     private static final long MAX_BACKOFF_NANOS = 500_000_000L;
+    /** How long the embedded driver and client tolerate not being driven (see the constructor): a day. */
+    private static final long EMBEDDED_LIVENESS_TIMEOUT_NS = 86_400_000_000_000L;
 
     private final String queueName;
     private final List<InetSocketAddress> addresses;
@@ -158,6 +160,12 @@ public final class RemoteQueue implements AutoCloseable {
                 .threadingMode(ThreadingMode.INVOKER)
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
+                // Driver and client are driven by the application's thread, which may leave them alone for as long
+                // as it neither reads nor writes: at Aeron's 10 s default the client then closed itself for good
+                // ("service interval exceeded"). Their mutual liveness guards nothing in one process; nodes still
+                // see a silent client at once (image liveness and connection timeouts keep their defaults).
+                .clientLivenessTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS)
+                .publicationUnblockTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS + 10_000_000_000L)
                 .termBufferSparseFile(true)
                 .publicationTermBufferLength(TERM_LENGTH)
                 .warnIfDirectoryExists(false));
@@ -166,6 +174,7 @@ public final class RemoteQueue implements AutoCloseable {
             aeron = Aeron.connect(new Aeron.Context()
                     .aeronDirectoryName(aeronDirectory.toString())
                     .useConductorAgentInvoker(true)
+                    .driverTimeoutMs(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
                     .driverAgentInvoker(driverInvoker));
         } catch (RuntimeException e) {
             driver.close();

@@ -172,6 +172,29 @@ class RemoteTailTest {
     }
 
     @Test
+    void aClientLeftAloneLongerThanAeronsDefaultLivenessStillWorks() throws Exception {
+        // the client's thread drives its embedded media driver and Aeron client: an application that neither reads
+        // nor writes for a while (12 s here; Aeron's default liveness is 10 s) must not find them closed
+        TestCluster cluster = new TestCluster(tmp, 1, List.of(spec(AckMode.ASYNC))).serveClients();
+        KeyRing ring = RemoteClientTest.newRing();
+        try (ReplicationNode node = ReplicationNode.start(cluster.config(0))) {
+            node.promote(1);
+            RemoteClientTest.initialise(cluster.queueDirectory(0, QUEUE), ring, false);
+            try (RemoteQueue remote = RemoteQueue.builder(cluster.clientAddresses()).queue(QUEUE)
+                    .clientCredential(cluster.clientCredential).keyRing(ring).build();
+                 QueueAppender appender = remote.createAppender();
+                 RemoteTailer tailer = remote.createTailer()) {
+                appender.write("before".getBytes(StandardCharsets.US_ASCII));
+                assertEquals(2, drain(tailer, 2, Duration.ofSeconds(10)).size());
+                Thread.sleep(12_000);
+                long index = appender.write("after".getBytes(StandardCharsets.US_ASCII));
+                List<String> after = drain(tailer, 1, Duration.ofSeconds(10));
+                assertEquals(List.of(Long.toHexString(index)), after.stream().map(s -> s.split("=")[0]).toList());
+            }
+        }
+    }
+
+    @Test
     void aTamperedEnvelopeIsRefusedWithTheLibrarysTypedErrorAndNeverReturned() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 1, List.of(spec(AckMode.ASYNC))).serveClients();
         KeyRing ring = RemoteClientTest.newRing();
