@@ -34,6 +34,8 @@ import java.util.concurrent.Callable;
                 "Then replication: a leader and two followers as separate `qe node` processes on loopback, encrypted"
                         + " quorum writes, a follower and then the leader killed with SIGKILL, a follower promoted, the old"
                         + " leader back as a follower; a digest per replica and every acknowledged message read back.",
+                "Then a remote client: it appends a numbered stream over the network while the leader is killed and a"
+                        + " follower promoted; a remote tailer reads it back from a replica, every acknowledged message once.",
                 "Exit status: 0 demo OK, 1 a check failed, 2 bad option."})
 public final class DemoCommand implements Callable<Integer> {
     static final int MAX_MESSAGES = 10_000_000;
@@ -55,11 +57,11 @@ public final class DemoCommand implements Callable<Integer> {
     boolean keep;
 
     @Option(names = "--replication-messages", paramLabel = "N",
-            description = "Messages written in each of the replication part's three phases, 1.." + MAX_REPLICATION_MESSAGES
-                    + " (default: ${DEFAULT-VALUE}).")
+            description = "Messages written in each of the replication part's three phases, and by the remote client, 1.."
+                    + MAX_REPLICATION_MESSAGES + " (default: ${DEFAULT-VALUE}).")
     int replicationMessages = 1_000;
 
-    @Option(names = "--no-replication", description = "Skip the replication part.")
+    @Option(names = "--no-replication", description = "Skip the replication and remote-client parts.")
     boolean noReplication;
 
     @Option(names = "--replication-only", description = "Only the replication part (skip the local queues).")
@@ -95,6 +97,7 @@ public final class DemoCommand implements Callable<Integer> {
             boolean ok = replicationOnly || runAndReport(work, keys.directory()) == 0;
             if (!noReplication) {
                 ok &= new ReplicationDemo(out, keys.directory(), replicationMessages).run(work.resolve("replication"));
+                ok &= new RemoteClientDemo(out, keys.directory(), replicationMessages).run(work.resolve("remote-client"));
             }
             return ok ? 0 : 1;
         } catch (QueueException | QueueCryptoException | ReplicationException e) { // their own sentence says what is wrong

@@ -47,6 +47,9 @@ final class LocalCluster implements AutoCloseable {
     private final Process[] processes;
     private final Launcher launcher;
     private final Path tokenFile;
+    /** Each replica's remote-client port; empty when the cluster takes no remote clients. */
+    private final List<Integer> clientPorts = new ArrayList<>();
+    private final Path clientCredential;
 
     /**
      * @param hosts the address each replica listens on and is reached at (one per replica); with
@@ -55,6 +58,12 @@ final class LocalCluster implements AutoCloseable {
      */
     LocalCluster(Path root, List<String> hosts, boolean sameHost, List<Queue> queues, String idleStrategy, Launcher launcher)
             throws IOException {
+        this(root, hosts, sameHost, queues, idleStrategy, launcher, false);
+    }
+
+    /** As above; with {@code serveClients}, every replica also takes remote clients (a client port, a client credential). */
+    LocalCluster(Path root, List<String> hosts, boolean sameHost, List<Queue> queues, String idleStrategy, Launcher launcher,
+                 boolean serveClients) throws IOException {
         this.root = root;
         this.hosts = List.copyOf(hosts);
         this.launcher = launcher;
@@ -75,6 +84,17 @@ final class LocalCluster implements AutoCloseable {
             replicationPorts.add(sameHost ? freePort(taken, true) : 40100);
             adminPorts.add(sameHost ? freePort(taken, false) : 40190);
             metricsPorts.add(sameHost ? freePort(taken, false) : 40191);
+            if (serveClients) {
+                clientPorts.add(sameHost ? freePort(taken, true) : 40120);
+            }
+        }
+        if (serveClients) {
+            clientCredential = root.resolve("client-credential");
+            byte[] clientSecret = new byte[32];
+            random.nextBytes(clientSecret);
+            writeOwnerOnly(clientCredential, clientSecret);
+        } else {
+            clientCredential = null;
         }
         for (int i = 0; i < hosts.size(); i++) {
             StringBuilder yaml = new StringBuilder();
@@ -86,8 +106,14 @@ final class LocalCluster implements AutoCloseable {
             for (int p = 0; p < hosts.size(); p++) {
                 yaml.append("  - id: ").append(nodeId(p)).append("\n    host: ").append(hosts.get(p))
                         .append("\n    replicationPort: ").append(replicationPorts.get(p)).append('\n');
+                if (clientCredential != null) {
+                    yaml.append("    clientPort: ").append(clientPorts.get(p)).append('\n');
+                }
             }
             yaml.append("peerCredentialFile: ").append(credential).append('\n');
+            if (clientCredential != null) {
+                yaml.append("clientCredentialFile: ").append(clientCredential).append('\n');
+            }
             yaml.append("queues:\n");
             for (Queue q : queues) {
                 yaml.append("  - name: ").append(q.name()).append("\n    rollCycle: ").append(q.rollCycle())
@@ -129,6 +155,16 @@ final class LocalCluster implements AutoCloseable {
 
     Path tokenFile() {
         return tokenFile;
+    }
+
+    /** host:port where replica {@code replica} takes remote clients (a cluster built with {@code serveClients}). */
+    String clientAddress(int replica) {
+        return hosts.get(replica) + ":" + clientPorts.get(replica);
+    }
+
+    /** The cluster's client credential file; null when it takes no remote clients. */
+    Path clientCredential() {
+        return clientCredential;
     }
 
     String adminAddress(int replica) {

@@ -118,14 +118,17 @@ class DemoCommandTest {
     }
 
     @Test
-    void theReplicationPartSurvivesTwoCrashesAndAFailoverAndSaysSo() throws IOException {
+    void theReplicationAndRemoteClientPartsSurviveCrashesAndFailoversAndSaySo() throws IOException {
         Path home = tmp.resolve("demo");
         QeRun run = qe("demo", "--replication-only", "--replication-messages", "150", "--dir", home.toString(), "--no-bench");
         assertEquals(0, run.exitCode(), run.out() + run.err());
         String out = run.out();
         for (String step : List.of("SIGKILL replica-1", "Restarted replica-1", "SIGKILL the leader, replica-0",
                 "Restarted the old leader replica-0", "450 of the 450 acknowledged messages, in order; none lost",
-                "none found (the followers never had the key)", "Replication OK")) {
+                "none found (the followers never had the key)", "Replication OK",
+                "SIGKILL the leader, replica-0.", "found the new leader itself",
+                "acknowledged messages present exactly once, in the client's order, at the index its write returned: yes",
+                "Remote client OK")) {
             assertTrue(out.contains(step), step + ":\n" + out);
         }
         List<String> digests = out.lines().filter(l -> l.contains(" excerpts  sha256 ")).map(l -> l.replaceAll(".*sha256 ", "")).toList();

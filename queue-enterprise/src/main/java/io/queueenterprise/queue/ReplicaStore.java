@@ -196,6 +196,15 @@ public final class ReplicaStore implements AutoCloseable {
         }
 
         /**
+         * Positions at {@code index} so the next read returns that excerpt.
+         *
+         * @return false when {@code index} is not held (before the first index, or not written)
+         */
+        public boolean moveTo(long index) {
+            return tailer.moveToIndex(index);
+        }
+
+        /**
          * Reads the next excerpt into {@link #bytes()} (grown when needed, never in steady state).
          *
          * @return its length, or -1 when there is none yet

@@ -2,7 +2,8 @@ package io.queueenterprise.remote;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
+import io.aeron.ControlledFragmentAssembler;
+import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
@@ -24,6 +25,7 @@ import io.queueenterprise.remote.wire.ClientFrameMac;
 import io.queueenterprise.remote.wire.ClientFrameType;
 import io.queueenterprise.remote.wire.ClientRefusal;
 import io.queueenterprise.remote.wire.MalformedClientFrameException;
+import io.queueenterprise.remote.wire.TailMode;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
@@ -72,6 +74,8 @@ public final class RemoteQueue implements AutoCloseable {
     private static final long IDLE_RECONNECT_NANOS = 10_000_000_000L;
     private static final long HANDSHAKE_STEP_NANOS = 1_000_000_000L;
     private static final long MAX_BACKOFF_NANOS = 500_000_000L;
+    /** How long the embedded driver and client tolerate not being driven (see the constructor): a day. */
+    private static final long EMBEDDED_LIVENESS_TIMEOUT_NS = 86_400_000_000_000L;
 
     private final String queueName;
     private final List<InetSocketAddress> addresses;
@@ -91,7 +95,7 @@ public final class RemoteQueue implements AutoCloseable {
     private final Subscription replies;
     private final String replyHost;
     private final int replyPort;
-    private final FragmentAssembler assembler = new FragmentAssembler(this::onFragment);
+    private final ControlledFragmentAssembler assembler = new ControlledFragmentAssembler(this::onFragment);
     private final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 100_000);
     private final ClientFrame frame = new ClientFrame();
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(4096);
@@ -109,6 +113,9 @@ public final class RemoteQueue implements AutoCloseable {
     private long highestTerm;
     private QueueDescriptor descriptor;
     private RemoteAppender appender;
+    private RemoteTailer tailer;
+    /** The connection whose frames go to {@link #tailer} (0: none). */
+    private long tailConnectionId;
     private boolean closed;
 
     /** One authenticated connection to one node. */
@@ -122,6 +129,7 @@ public final class RemoteQueue implements AutoCloseable {
         long term;
         boolean leads;
         int queue;
+        int ackModeCode;
         int maxEnvelope;
         long lastHeardNanos;
         /** Where a node that does not lead says the leader takes clients; null when it knows none. */
@@ -152,6 +160,12 @@ public final class RemoteQueue implements AutoCloseable {
                 .threadingMode(ThreadingMode.INVOKER)
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
+                // Driver and client are driven by the application's thread, which may leave them alone for as long
+                // as it neither reads nor writes: at Aeron's 10 s default the client then closed itself for good
+                // ("service interval exceeded"). Their mutual liveness guards nothing in one process; nodes still
+                // see a silent client at once (image liveness and connection timeouts keep their defaults).
+                .clientLivenessTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS)
+                .publicationUnblockTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS + 10_000_000_000L)
                 .termBufferSparseFile(true)
                 .publicationTermBufferLength(TERM_LENGTH)
                 .warnIfDirectoryExists(false));
@@ -160,6 +174,7 @@ public final class RemoteQueue implements AutoCloseable {
             aeron = Aeron.connect(new Aeron.Context()
                     .aeronDirectoryName(aeronDirectory.toString())
                     .useConductorAgentInvoker(true)
+                    .driverTimeoutMs(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
                     .driverAgentInvoker(driverInvoker));
         } catch (RuntimeException e) {
             driver.close();
@@ -206,6 +221,79 @@ public final class RemoteQueue implements AutoCloseable {
 
     void appenderClosed() {
         appender = null;
+    }
+
+    /**
+     * A tailer (one per remote queue) over any replica, from the start unless moved; replicated reads when the queue's
+     * ack mode is REPLICATED_READS or QUORUM, as the library's tailer on a node-hosted queue.
+     */
+    public RemoteTailer createTailer() {
+        checkOpen();
+        return createTailer(connection != null && connection.ackModeCode > 0 ? TailMode.REPLICATED : TailMode.ALL, null);
+    }
+
+    /**
+     * A tailer in {@code mode}, served by {@code preferredNode} ("host:port" of a node's client endpoint; null: the
+     * nodes in the order given) while it answers, then by another replica.
+     */
+    public RemoteTailer createTailer(TailMode mode, String preferredNode) {
+        checkOpen();
+        if (tailer != null) {
+            throw new IllegalStateException("queue '" + queueName + "': a remote queue has one tailer; close it first");
+        }
+        java.util.Objects.requireNonNull(mode, "mode");
+        InetSocketAddress preferred = preferredNode == null ? null : Builder.parse(queueName, preferredNode);
+        tailer = new RemoteTailer(this, mode, preferred);
+        return tailer;
+    }
+
+    void tailerClosed() {
+        tailer = null;
+        tailConnectionId = 0;
+    }
+
+    /** Routes frames of connection {@code id} to {@code t} from now on (null: none). */
+    void tailConnection(RemoteTailer t, long id) {
+        tailConnectionId = t == null ? 0 : id;
+    }
+
+    /** A connection for a tail: any node that hosts the queue, leader or not; null when it cannot be used now. */
+    Connection handshakeForTail(InetSocketAddress node, long deadline, StringBuilder answers) {
+        return handshake(node, deadline, answers);
+    }
+
+    java.util.List<InetSocketAddress> addresses() {
+        return addresses;
+    }
+
+    KeyRing keyRing() {
+        return keyRing;
+    }
+
+    CipherMode cipherMode() {
+        return cipherMode;
+    }
+
+    long connectTimeoutNanos() {
+        return connectTimeout.toNanos();
+    }
+
+    SecureRandom random() {
+        return random;
+    }
+
+    /** One turn of the embedded driver, the client and the reply subscription; the work done. */
+    int pollOnce() {
+        return work();
+    }
+
+    /** One turn, idling (backing off) when there was nothing to do. */
+    void pollOrIdle() {
+        if (work() == 0) {
+            idle.idle();
+        } else {
+            idle.reset();
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ append
@@ -441,6 +529,7 @@ public final class RemoteQueue implements AutoCloseable {
             c.term = frame.connectedTerm();
             c.leads = frame.leads();
             c.queue = frame.connectedQueue();
+            c.ackModeCode = frame.ackModeCode();
             c.maxEnvelope = Math.min(frame.maxEnvelope(), publication.maxMessageLength() - ClientFrame.APPEND_OVERHEAD);
             c.lastHeardNanos = System.nanoTime();
             c.leaderAddress = frame.port() == 0 ? null : InetSocketAddress.createUnresolved(frame.host(), frame.port());
@@ -570,24 +659,35 @@ public final class RemoteQueue implements AutoCloseable {
         }
     }
 
-    private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
-        if (rxLength != 0 || length < ClientFrame.HEADER_LENGTH + ClientFrame.MAC_LENGTH
-                || buffer.getLong(offset + ClientFrame.CONNECTION_OFFSET, ClientFrame.ORDER) != awaited) {
-            return; // not for the connection waited on (a late frame of an old one): dropped
+    private ControlledFragmentHandler.Action onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+        if (length < ClientFrame.HEADER_LENGTH + ClientFrame.MAC_LENGTH) {
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        long id = buffer.getLong(offset + ClientFrame.CONNECTION_OFFSET, ClientFrame.ORDER);
+        if (tailConnectionId != 0 && id == tailConnectionId && tailer != null) {
+            tailer.onFragment(buffer, offset, length);
+            return ControlledFragmentHandler.Action.CONTINUE;
+        }
+        if (id != awaited) {
+            return ControlledFragmentHandler.Action.CONTINUE; // not for the connection waited on (a late frame of an old one): dropped
+        }
+        if (rxLength != 0) {
+            return ControlledFragmentHandler.Action.ABORT; // the frame before it is still being looked at: stays for the next poll
         }
         rx.putBytes(0, buffer, offset, length);
         rxLength = length;
+        return ControlledFragmentHandler.Action.CONTINUE;
     }
 
     /** One turn of the embedded driver and client, and the reply subscription. */
     private int work() {
         int n = driverInvoker.invoke();
         n += conductorInvoker.invoke();
-        n += replies.poll(assembler, rxLength == 0 ? 1 : 0);
+        n += replies.controlledPoll(assembler, 16);
         return n;
     }
 
-    private void sleepUntil(long until) {
+    void sleepUntil(long until) {
         while (System.nanoTime() - until < 0) {
             if (work() == 0) {
                 idle.idle();
@@ -615,6 +715,9 @@ public final class RemoteQueue implements AutoCloseable {
             return;
         }
         closed = true;
+        if (tailer != null) {
+            tailer.close();
+        }
         disconnect();
         aeron.close();
         driver.close();
@@ -788,7 +891,7 @@ public final class RemoteQueue implements AutoCloseable {
             return q;
         }
 
-        private static InetSocketAddress parse(String label, String address) {
+        static InetSocketAddress parse(String label, String address) {
             int colon = address == null ? -1 : address.lastIndexOf(':');
             if (colon <= 0 || colon == address.length() - 1) {
                 throw bad(label, "addresses: '" + address + "' is not host:port");

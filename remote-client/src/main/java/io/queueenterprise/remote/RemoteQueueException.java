@@ -28,6 +28,8 @@ public class RemoteQueueException extends QueueException {
         ACK_TIMEOUT,
         /** The queue's descriptor does not fit the client's keys (see the cause). */
         DESCRIPTOR,
+        /** No replica served a remote tail before the time ran out (each one's answer is in the message). */
+        NO_REPLICA,
         /** The client was closed. */
         CLOSED
     }

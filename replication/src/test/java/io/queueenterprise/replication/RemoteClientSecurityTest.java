@@ -162,7 +162,7 @@ class RemoteClientSecurityTest {
         }
     }
 
-    private static boolean anyFileContains(Path dir, byte[] marker) throws IOException {
+    static boolean anyFileContains(Path dir, byte[] marker) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 byte[] bytes = Files.readAllBytes(f);

@@ -120,7 +120,11 @@ public final class LibrarySubject implements Subject {
 
     /** A consumer reading with the library from {@code queue}: also the replicated subjects' consumer. */
     static Consumer consumerOf(EnterpriseQueue queue, SubjectConfig config) {
-        QueueTailer tailer = queue.createTailer();
+        return consumerOf(queue.createTailer(), config);
+    }
+
+    /** A consumer reading with {@code tailer} (a library tailer, or a remote one): closes it when closed. */
+    static Consumer consumerOf(QueueTailer tailer, SubjectConfig config) {
         Bytes<?> in = Bytes.allocateElasticDirect(Math.max(64, config.messageSize() * 2L));
         return new Consumer() {
             @Override public long poll() {

@@ -7,6 +7,8 @@ import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.remote.RemoteQueue;
+import io.queueenterprise.remote.RemoteTailer;
+import io.queueenterprise.remote.wire.TailMode;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.LoopbackPorts;
 import io.queueenterprise.replication.ReplicationNode;
@@ -23,12 +25,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Remote append: a {@link RemoteQueue} client (its own embedded media driver, driven by the producer thread) seals
+ * Remote append ({@code remote-append-*}) and remote tail ({@code remote-tail}).
+ *
+ * <p>Remote append: a {@link RemoteQueue} client (its own embedded media driver, driven by the producer thread) seals
  * each message and appends it over Aeron UDP loopback to a replication leader in this process, which replicates to
  * its follower; the consumer tails the FOLLOWER's queue with the library. So the latency is client seal, client →
  * leader, the leader's append, leader → follower, the follower's write and read; in quorum mode the producer's send
  * also waits for the leader's ack after the follower's (one write in flight: the producer's rate is bounded by that
  * round trip). Compare with {@code peer-aeron-udp-rtt} and {@code replicated-*} from the same run.
+ *
+ * <p>Remote tail: the producer appends with the library on the LEADER's queue; the consumer is a {@link RemoteTailer}
+ * (its own embedded media driver, driven by the consumer thread) served by the FOLLOWER over Aeron UDP loopback,
+ * opening each envelope with the client's key. So the latency is the leader's seal and append, leader → follower,
+ * the follower's write, its tail's read (bounded work per duty cycle), follower → client, the client's open.
  */
 public final class RemoteAppendSubject implements Subject {
 
@@ -36,21 +45,28 @@ public final class RemoteAppendSubject implements Subject {
     public static final class Factory implements SubjectFactory {
         private final String name;
         private final AckMode ackMode;
+        private final boolean remoteTail;
 
-        public Factory(String name, AckMode ackMode) {
+        /** {@code remoteTail}: the library appends on the leader and a remote tailer reads from the follower. */
+        public Factory(String name, AckMode ackMode, boolean remoteTail) {
             this.name = name;
             this.ackMode = ackMode;
+            this.remoteTail = remoteTail;
         }
 
         @Override public String name() { return name; }
         @Override public String description() {
+            if (remoteTail) {
+                return "library appending (" + CipherMode.AES_128_CTR_POLY1305 + ") on a replication leader, read by a remote"
+                        + " tailer served by its follower over Aeron UDP loopback, " + ackMode + " acks, nodes BACKOFF";
+            }
             return "remote client (" + CipherMode.AES_128_CTR_POLY1305 + ", one write in flight) appending over Aeron UDP loopback "
                     + "to a replication leader, read on its follower, " + ackMode + " acks, nodes BACKOFF";
         }
         @Override public Role role() { return Role.REPLICATED; }
         @Override public boolean persists() { return true; }
         @Override public Subject open(SubjectConfig config) throws IOException {
-            return new RemoteAppendSubject(config, ackMode);
+            return new RemoteAppendSubject(config, ackMode, remoteTail);
         }
     }
 
@@ -64,11 +80,17 @@ public final class RemoteAppendSubject implements Subject {
     private final List<NodeConfig.Peer> peers;
     private final ReplicationNode leader;
     private final ReplicationNode follower;
+    private final Path leaderQueueDir;
     private final Path followerQueueDir;
+    private final AckMode ackMode;
+    private final boolean remoteTail;
     private EnterpriseQueue followerQueue;
+    private EnterpriseQueue leaderQueue;
 
-    RemoteAppendSubject(SubjectConfig config, AckMode ackMode) throws IOException {
+    RemoteAppendSubject(SubjectConfig config, AckMode ackMode, boolean remoteTail) throws IOException {
         this.config = config;
+        this.ackMode = ackMode;
+        this.remoteTail = remoteTail;
         Path root = config.runDir().resolve("cluster");
         Files.createDirectories(root);
         Path credential = root.resolve("peer-credential");
@@ -81,7 +103,7 @@ public final class RemoteAppendSubject implements Subject {
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
                 ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
-        Path leaderQueueDir = root.resolve("replica-0").resolve(QUEUE);
+        this.leaderQueueDir = root.resolve("replica-0").resolve(QUEUE);
         this.followerQueueDir = root.resolve("replica-1").resolve(QUEUE);
         ReplicationNode startedLeader = ReplicationNode.start(nodeConfig(root, "replica-0", credential, queue));
         ReplicationNode startedFollower = null;
@@ -89,11 +111,7 @@ public final class RemoteAppendSubject implements Subject {
             startedLeader.promote(1);
             // A key holder creates the queue's descriptor (recording the key) with one local write: a remote writer
             // cannot (the node holds no key to authenticate a descriptor).
-            EnterpriseQueue.Builder builder = EnterpriseQueue.builder(leaderQueueDir).encrypted(ring)
-                    .cipherMode(CipherMode.AES_128_CTR_POLY1305);
-            if (ackMode == AckMode.QUORUM) {
-                builder.quorumAcks(ACK_TIMEOUT);
-            }
+            EnterpriseQueue.Builder builder = leaderQueueBuilder();
             startedFollower = ReplicationNode.start(nodeConfig(root, "replica-1", credential, queue));
             startedFollower.follow("replica-0", 1);
             try (EnterpriseQueue leaderQueue = builder.build(); QueueAppender appender = leaderQueue.createAppender()) {
@@ -109,6 +127,19 @@ public final class RemoteAppendSubject implements Subject {
         }
         this.leader = startedLeader;
         this.follower = startedFollower;
+    }
+
+    private EnterpriseQueue.Builder leaderQueueBuilder() {
+        EnterpriseQueue.Builder builder = EnterpriseQueue.builder(leaderQueueDir).encrypted(ring)
+                .cipherMode(CipherMode.AES_128_CTR_POLY1305);
+        if (ackMode == AckMode.QUORUM) {
+            builder.quorumAcks(ACK_TIMEOUT);
+        }
+        return builder;
+    }
+
+    private List<String> clientAddresses() {
+        return peers.stream().map(p -> p.host() + ":" + p.clientPort()).toList();
     }
 
     private static void awaitDescriptor(Path file) {
@@ -140,8 +171,12 @@ public final class RemoteAppendSubject implements Subject {
 
     @Override
     public synchronized Producer producer() {
+        if (remoteTail) {
+            leaderQueue = leaderQueueBuilder().build();
+            return LibrarySubject.producerOf(leaderQueue, config);
+        }
         // built on the producer thread: the client is driven by the thread that writes
-        RemoteQueue remote = RemoteQueue.builder(peers.stream().map(p -> p.host() + ":" + p.clientPort()).toList())
+        RemoteQueue remote = RemoteQueue.builder(clientAddresses())
                 .queue(QUEUE).clientCredential(clientCredential).keyRing(ring).ackTimeout(ACK_TIMEOUT).build();
         QueueAppender appender = remote.createAppender();
         byte[] message = new byte[config.messageSize()];
@@ -162,8 +197,27 @@ public final class RemoteAppendSubject implements Subject {
 
     @Override
     public synchronized Consumer consumer() {
-        followerQueue = EnterpriseQueue.builder(followerQueueDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
-        Consumer library = LibrarySubject.consumerOf(followerQueue, config);
+        Consumer library;
+        if (remoteTail) {
+            // built on the consumer thread: the tailer is driven by the thread that reads; served by the follower
+            RemoteQueue remote = RemoteQueue.builder(clientAddresses()).queue(QUEUE).clientCredential(clientCredential)
+                    .keyRing(ring).build();
+            RemoteTailer tailer = remote.createTailer(TailMode.ALL, clientAddresses().get(1));
+            Consumer reading = LibrarySubject.consumerOf(tailer, config);
+            library = new Consumer() {
+                @Override public long poll() {
+                    return reading.poll();
+                }
+
+                @Override public void close() {
+                    reading.close();
+                    remote.close();
+                }
+            };
+        } else {
+            followerQueue = EnterpriseQueue.builder(followerQueueDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
+            library = LibrarySubject.consumerOf(followerQueue, config);
+        }
         return new Consumer() {
             @Override public long poll() {
                 long intended = library.poll();
@@ -181,6 +235,9 @@ public final class RemoteAppendSubject implements Subject {
         try {
             if (followerQueue != null) {
                 followerQueue.close();
+            }
+            if (leaderQueue != null) {
+                leaderQueue.close();
             }
         } finally {
             try {

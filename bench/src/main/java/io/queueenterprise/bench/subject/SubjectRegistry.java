@@ -29,8 +29,9 @@ public final class SubjectRegistry {
         register(new AeronUdpRoundTripSubject.Factory());
         register(new ReplicatedSubject.Factory("replicated-async", AckMode.ASYNC));
         register(new ReplicatedSubject.Factory("replicated-quorum", AckMode.QUORUM));
-        register(new RemoteAppendSubject.Factory("remote-append-async", AckMode.ASYNC));
-        register(new RemoteAppendSubject.Factory("remote-append-quorum", AckMode.QUORUM));
+        register(new RemoteAppendSubject.Factory("remote-append-async", AckMode.ASYNC, false));
+        register(new RemoteAppendSubject.Factory("remote-append-quorum", AckMode.QUORUM, false));
+        register(new RemoteAppendSubject.Factory("remote-tail", AckMode.ASYNC, true));
     }
 
     private SubjectRegistry() {

@@ -57,6 +57,49 @@ public final class ClientFrame {
     static final int ACK_TERM = HEADER_LENGTH + 20;
     static final int ACK_END = HEADER_LENGTH + 28;
 
+    // TAIL_OPEN body
+    static final int OPEN_QUEUE = HEADER_LENGTH;
+    static final int OPEN_FROM = HEADER_LENGTH + 2;
+    static final int OPEN_MODE = HEADER_LENGTH + 3;
+    static final int OPEN_CREDIT = HEADER_LENGTH + 4;
+    static final int OPEN_TAIL = HEADER_LENGTH + 8;
+    static final int OPEN_INDEX = HEADER_LENGTH + 16;
+    static final int OPEN_END = HEADER_LENGTH + 24;
+
+    // TAIL_STATUS body
+    static final int STATUS_TAIL = HEADER_LENGTH;
+    static final int STATUS_KIND = HEADER_LENGTH + 8;
+    static final int STATUS_AFTER = HEADER_LENGTH + 12;
+    static final int STATUS_FIRST = HEADER_LENGTH + 20;
+    static final int STATUS_LAST = HEADER_LENGTH + 28;
+    static final int STATUS_QUORUM = HEADER_LENGTH + 36;
+    static final int STATUS_END = HEADER_LENGTH + 44;
+    /** TAIL_STATUS kinds: the answer to a TAIL_OPEN, and a heartbeat while the tail has nothing to send. */
+    public static final int STATUS_OPENED = 0;
+    public static final int STATUS_ALIVE = 1;
+
+    // TAIL_DATA body
+    static final int DATA_TAIL = HEADER_LENGTH;
+    static final int DATA_INDEX = HEADER_LENGTH + 8;
+    static final int DATA_TOTAL = HEADER_LENGTH + 16;
+    static final int DATA_PIECE_OFFSET = HEADER_LENGTH + 20;
+    static final int DATA_PIECE_LENGTH = HEADER_LENGTH + 24;
+    public static final int DATA_PIECE = HEADER_LENGTH + 28;
+    /** Bytes a TAIL_DATA adds around its piece. */
+    public static final int DATA_OVERHEAD = DATA_PIECE + MAC_LENGTH;
+
+    // TAIL_CREDIT body
+    static final int CREDIT_TAIL = HEADER_LENGTH;
+    static final int CREDIT_GRANT = HEADER_LENGTH + 8;
+    static final int CREDIT_END = HEADER_LENGTH + 12;
+
+    // TAIL_END body
+    static final int END_TAIL = HEADER_LENGTH;
+    static final int END_REASON = HEADER_LENGTH + 8;
+    static final int END_FIRST = HEADER_LENGTH + 12;
+    static final int END_LAST = HEADER_LENGTH + 20;
+    static final int END_MESSAGE_LENGTH = HEADER_LENGTH + 28;
+
     private DirectBuffer buffer;
     private int offset;
     private int length;
@@ -179,6 +222,56 @@ public final class ClientFrame {
                 at = need(at, hostLength, end, "leader host");
                 at = need(at, 2, end, "message length");
                 messageLength = buffer.getShort(offset + at - 2, ORDER) & 0xFFFF;
+                messageAt = at;
+                at = need(at, messageLength, end, "message");
+            }
+            case TAIL_OPEN -> {
+                at = need(at, OPEN_END - HEADER_LENGTH, end, "tail open");
+                if (tailFrom() == null) {
+                    throw new MalformedClientFrameException("tail from: unknown code " + (buffer.getByte(offset + OPEN_FROM) & 0xFF));
+                }
+                if (tailMode() == null) {
+                    throw new MalformedClientFrameException("tail mode: unknown code " + (buffer.getByte(offset + OPEN_MODE) & 0xFF));
+                }
+                if (openCredit() < 0) {
+                    throw new MalformedClientFrameException("tail credit: negative");
+                }
+            }
+            case TAIL_STATUS -> {
+                at = need(at, STATUS_END - HEADER_LENGTH, end, "tail status");
+                if (statusKind() > STATUS_ALIVE) {
+                    throw new MalformedClientFrameException("tail status kind: unknown code " + statusKind());
+                }
+                if ((buffer.getByte(offset + STATUS_KIND + 1) | buffer.getShort(offset + STATUS_KIND + 2, ORDER)) != 0) {
+                    throw new MalformedClientFrameException("tail status reserved: not 0");
+                }
+            }
+            case TAIL_DATA -> {
+                at = need(at, DATA_PIECE - HEADER_LENGTH, end, "tail data");
+                int total = dataTotal();
+                int pieceOffset = dataPieceOffset();
+                int pieceLength = dataPieceLength();
+                if (total < 0 || pieceOffset < 0 || pieceLength < 0 || (long) pieceOffset + pieceLength > total) {
+                    throw new MalformedClientFrameException("tail data piece: [" + pieceOffset + ", +" + pieceLength
+                            + ") is not inside an excerpt of " + total + " bytes");
+                }
+                at = need(at, pieceLength, end, "tail data piece");
+            }
+            case TAIL_CREDIT -> {
+                at = need(at, CREDIT_END - HEADER_LENGTH, end, "tail credit");
+                if (creditGrant() < 0) {
+                    throw new MalformedClientFrameException("tail credit grant: negative");
+                }
+            }
+            case TAIL_END -> {
+                at = need(at, END_MESSAGE_LENGTH + 2 - HEADER_LENGTH, end, "tail end");
+                if (tailEndReason() == null) {
+                    throw new MalformedClientFrameException("tail end reason: unknown code " + (buffer.getByte(offset + END_REASON) & 0xFF));
+                }
+                if ((buffer.getByte(offset + END_REASON + 1) | buffer.getShort(offset + END_REASON + 2, ORDER)) != 0) {
+                    throw new MalformedClientFrameException("tail end reserved: not 0");
+                }
+                messageLength = buffer.getShort(offset + END_MESSAGE_LENGTH, ORDER) & 0xFFFF;
                 messageAt = at;
                 at = need(at, messageLength, end, "message");
             }
@@ -354,6 +447,118 @@ public final class ClientFrame {
         return buffer.getStringWithoutLengthUtf8(offset + messageAt, messageLength);
     }
 
+    // ------------------------------------------------------------------------------------------------ tail bodies
+
+    /** TAIL_OPEN: the queue's position on the node (as CONNECTED named it). */
+    public int openQueue() {
+        return buffer.getShort(offset + OPEN_QUEUE, ORDER) & 0xFFFF;
+    }
+
+    public TailFrom tailFrom() {
+        return TailFrom.of(buffer.getByte(offset + OPEN_FROM) & 0xFF);
+    }
+
+    public TailMode tailMode() {
+        return TailMode.of(buffer.getByte(offset + OPEN_MODE) & 0xFF);
+    }
+
+    /** TAIL_OPEN: how many excerpts the node may send before the client grants more. */
+    public int openCredit() {
+        return buffer.getInt(offset + OPEN_CREDIT, ORDER);
+    }
+
+    /** TAIL_OPEN: the client's id for this tail; every TAIL_STATUS, TAIL_DATA, TAIL_END of it carries the same. */
+    public long openTail() {
+        return buffer.getLong(offset + OPEN_TAIL, ORDER);
+    }
+
+    /** TAIL_OPEN: the index for {@link TailFrom#AT} and {@link TailFrom#AFTER}. */
+    public long openIndex() {
+        return buffer.getLong(offset + OPEN_INDEX, ORDER);
+    }
+
+    public long statusTail() {
+        return buffer.getLong(offset + STATUS_TAIL, ORDER);
+    }
+
+    /** {@link #STATUS_OPENED} or {@link #STATUS_ALIVE}. */
+    public int statusKind() {
+        return buffer.getByte(offset + STATUS_KIND) & 0xFF;
+    }
+
+    /** TAIL_STATUS: the index the tail continues after (-1: from the node's first excerpt). */
+    public long statusAfter() {
+        return buffer.getLong(offset + STATUS_AFTER, ORDER);
+    }
+
+    /** TAIL_STATUS: the first index the node holds (-1: none). */
+    public long statusFirst() {
+        return buffer.getLong(offset + STATUS_FIRST, ORDER);
+    }
+
+    /** TAIL_STATUS: the last index the node holds (-1: none). */
+    public long statusLast() {
+        return buffer.getLong(offset + STATUS_LAST, ORDER);
+    }
+
+    /** TAIL_STATUS: the highest index a majority holds, as this node knows (-1: none). */
+    public long statusQuorum() {
+        return buffer.getLong(offset + STATUS_QUORUM, ORDER);
+    }
+
+    public long dataTail() {
+        return buffer.getLong(offset + DATA_TAIL, ORDER);
+    }
+
+    public long dataIndex() {
+        return buffer.getLong(offset + DATA_INDEX, ORDER);
+    }
+
+    /** TAIL_DATA: the whole envelope's length. */
+    public int dataTotal() {
+        return buffer.getInt(offset + DATA_TOTAL, ORDER);
+    }
+
+    /** TAIL_DATA: where this piece goes in the envelope. */
+    public int dataPieceOffset() {
+        return buffer.getInt(offset + DATA_PIECE_OFFSET, ORDER);
+    }
+
+    public int dataPieceLength() {
+        return buffer.getInt(offset + DATA_PIECE_LENGTH, ORDER);
+    }
+
+    /** TAIL_DATA: where the piece starts in {@link #buffer()}. */
+    public int dataPieceAt() {
+        return offset + DATA_PIECE;
+    }
+
+    public long creditTail() {
+        return buffer.getLong(offset + CREDIT_TAIL, ORDER);
+    }
+
+    public int creditGrant() {
+        return buffer.getInt(offset + CREDIT_GRANT, ORDER);
+    }
+
+    public long tailEndTail() {
+        return buffer.getLong(offset + END_TAIL, ORDER);
+    }
+
+    public ClientRefusal tailEndReason() {
+        return ClientRefusal.of(buffer.getByte(offset + END_REASON) & 0xFF);
+    }
+
+    /** TAIL_END: the first index the node holds (-1: none). */
+    public long tailEndFirst() {
+        return buffer.getLong(offset + END_FIRST, ORDER);
+    }
+
+    /** TAIL_END: the last index the node holds (-1: none). */
+    public long tailEndLast() {
+        return buffer.getLong(offset + END_LAST, ORDER);
+    }
+
     // ------------------------------------------------------------------------------------------------ encoding
 
     /** Writes a header; returns the body's first position. The caller writes the body, then {@link #finish}. */
@@ -461,5 +666,62 @@ public final class ClientFrame {
         out.putShort(at, (short) n, ORDER);
         out.putBytes(at + 2, text, 0, n);
         return finish(out, at + 2 + n);
+    }
+
+    public static int encodeTailOpen(MutableDirectBuffer out, long connection, long sequence, int queue, TailFrom from,
+                                     TailMode mode, int credit, long tail, long index) {
+        begin(out, ClientFrameType.TAIL_OPEN, connection, sequence);
+        out.putShort(OPEN_QUEUE, (short) queue, ORDER);
+        out.putByte(OPEN_FROM, (byte) from.code());
+        out.putByte(OPEN_MODE, (byte) mode.code());
+        out.putInt(OPEN_CREDIT, credit, ORDER);
+        out.putLong(OPEN_TAIL, tail, ORDER);
+        out.putLong(OPEN_INDEX, index, ORDER);
+        return finish(out, OPEN_END);
+    }
+
+    public static int encodeTailStatus(MutableDirectBuffer out, long connection, long sequence, long tail, int kind,
+                                       long after, long first, long last, long quorum) {
+        begin(out, ClientFrameType.TAIL_STATUS, connection, sequence);
+        out.putLong(STATUS_TAIL, tail, ORDER);
+        out.putInt(STATUS_KIND, kind & 0xFF, ORDER); // kind, then three reserved zero bytes
+        out.putLong(STATUS_AFTER, after, ORDER);
+        out.putLong(STATUS_FIRST, first, ORDER);
+        out.putLong(STATUS_LAST, last, ORDER);
+        out.putLong(STATUS_QUORUM, quorum, ORDER);
+        return finish(out, STATUS_END);
+    }
+
+    /** A TAIL_DATA around a piece already at {@code out[DATA_PIECE ..]}: the caller copied it there. */
+    public static int encodeTailDataAround(MutableDirectBuffer out, long connection, long sequence, long tail, long index,
+                                           int total, int pieceOffset, int pieceLength) {
+        begin(out, ClientFrameType.TAIL_DATA, connection, sequence);
+        out.putLong(DATA_TAIL, tail, ORDER);
+        out.putLong(DATA_INDEX, index, ORDER);
+        out.putInt(DATA_TOTAL, total, ORDER);
+        out.putInt(DATA_PIECE_OFFSET, pieceOffset, ORDER);
+        out.putInt(DATA_PIECE_LENGTH, pieceLength, ORDER);
+        return finish(out, DATA_PIECE + pieceLength);
+    }
+
+    public static int encodeTailCredit(MutableDirectBuffer out, long connection, long sequence, long tail, int grant) {
+        begin(out, ClientFrameType.TAIL_CREDIT, connection, sequence);
+        out.putLong(CREDIT_TAIL, tail, ORDER);
+        out.putInt(CREDIT_GRANT, grant, ORDER);
+        return finish(out, CREDIT_END);
+    }
+
+    public static int encodeTailEnd(MutableDirectBuffer out, long connection, long sequence, long tail, ClientRefusal reason,
+                                    long first, long last, String message) {
+        begin(out, ClientFrameType.TAIL_END, connection, sequence);
+        out.putLong(END_TAIL, tail, ORDER);
+        out.putInt(END_REASON, reason.code() & 0xFF, ORDER); // reason, then three reserved zero bytes
+        out.putLong(END_FIRST, first, ORDER);
+        out.putLong(END_LAST, last, ORDER);
+        byte[] text = message.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(text.length, 1024);
+        out.putShort(END_MESSAGE_LENGTH, (short) n, ORDER);
+        out.putBytes(END_MESSAGE_LENGTH + 2, text, 0, n);
+        return finish(out, END_MESSAGE_LENGTH + 2 + n);
     }
 }

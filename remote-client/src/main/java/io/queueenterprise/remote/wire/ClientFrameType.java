@@ -17,7 +17,17 @@ public enum ClientFrameType {
     /** node → client: the envelope is at this index, waiting for a quorum (answer to a retry while it waits). */
     APPEND_PENDING(7),
     /** node → client: refused, with a typed reason; nothing was appended for it. */
-    REFUSED(8);
+    REFUSED(8),
+    /** client → node: stream the queue's excerpts from the start, the end, at an index or after one; with initial credit. */
+    TAIL_OPEN(9),
+    /** node → client: the tail is open (where it continues), or still alive (a heartbeat while nothing is sent). */
+    TAIL_STATUS(10),
+    /** node → client: one excerpt's envelope as stored, or one piece of it, with its index. */
+    TAIL_DATA(11),
+    /** client → node: the client took excerpts; the node may send this many more (0: a keep-alive). */
+    TAIL_CREDIT(12),
+    /** node → client: the tail ends, with a typed reason (and the first and last index this node holds). */
+    TAIL_END(13);
 
     private static final ClientFrameType[] BY_CODE = new ClientFrameType[16];
 

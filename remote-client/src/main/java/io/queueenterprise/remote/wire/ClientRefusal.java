@@ -30,7 +30,15 @@ public enum ClientRefusal {
     /** The node serves as many client sessions as it accepts. */
     TOO_MANY_CLIENTS(12, true),
     /** The new leader is still reading its queue's tail to rebuild the writer sessions; retry shortly. */
-    NOT_READY(13, true);
+    NOT_READY(13, true),
+    /** Tail: the node does not hold that index (not written yet, or never); the refusal names the first and last it holds. */
+    INDEX_NOT_FOUND(14, false),
+    /** Tail: the index is before the first one the node still holds (retention removed it). */
+    BEHIND_RETENTION(15, false),
+    /** Tail: the client did not take what it was sent for too long; the node closed the tail (the client resumes). */
+    SLOW_CONSUMER(16, true),
+    /** Tail: the node cannot read its copy of the queue at that point (damage, a rebuilt copy); another replica may. */
+    UNREADABLE(17, true);
 
     private static final ClientRefusal[] BY_CODE = new ClientRefusal[32];
 

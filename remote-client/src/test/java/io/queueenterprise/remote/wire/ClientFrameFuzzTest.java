@@ -111,6 +111,18 @@ class ClientFrameFuzzTest {
             case APPEND_ACK, APPEND_PENDING -> sink += f.ackEpoch() + f.ackSequence() + f.ackIndex() + f.ackTerm();
             case REFUSED -> sink += f.refusal().code() + f.refusedEpoch() + f.refusedSequence() + f.refusedTerm()
                     + f.host().length() + f.port() + f.message().length();
+            case TAIL_OPEN -> sink += f.openQueue() + f.tailFrom().code() + f.tailMode().code() + f.openCredit()
+                    + f.openTail() + f.openIndex();
+            case TAIL_STATUS -> sink += f.statusTail() + f.statusKind() + f.statusAfter() + f.statusFirst() + f.statusLast()
+                    + f.statusQuorum();
+            case TAIL_DATA -> {
+                sink += f.dataTail() + f.dataIndex() + f.dataTotal() + f.dataPieceOffset();
+                byte[] piece = new byte[f.dataPieceLength()];
+                f.buffer().getBytes(f.dataPieceAt(), piece);
+            }
+            case TAIL_CREDIT -> sink += f.creditTail() + f.creditGrant();
+            case TAIL_END -> sink += f.tailEndTail() + f.tailEndReason().code() + f.tailEndFirst() + f.tailEndLast()
+                    + f.message().length();
             default -> throw new AssertionError("a type without an oracle: " + f.type());
         }
         blackhole = sink;

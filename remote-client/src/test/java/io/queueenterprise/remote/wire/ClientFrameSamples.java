@@ -30,7 +30,24 @@ final class ClientFrameSamples {
         out.add(copy(b, ClientFrame.encodeAck(b, ClientFrameType.APPEND_ACK, 7, 3, 99, 5, 0x512b00000001L, 3)));
         out.add(copy(b, ClientFrame.encodeAck(b, ClientFrameType.APPEND_PENDING, 7, 4, 99, 5, 0x512b00000001L, 3)));
         out.add(copy(b, ClientFrame.encodeRefused(b, 7, 5, ClientRefusal.NOT_LEADER, 99, 5, 3, "127.0.0.1", 40122, "follows replica-1")));
+        out.add(copy(b, ClientFrame.encodeTailOpen(b, 7, 6, 0, TailFrom.AFTER, TailMode.REPLICATED, 256, 0x5eedL, 0x512b00000001L)));
+        out.add(copy(b, ClientFrame.encodeTailStatus(b, 7, 6, 0x5eedL, ClientFrame.STATUS_OPENED, 0x512b00000001L,
+                0x512b00000000L, 0x512b00000009L, 0x512b00000008L)));
+        b.putBytes(ClientFrame.DATA_PIECE, envelope, 0, 20);
+        out.add(copy(b, ClientFrame.encodeTailDataAround(b, 7, 7, 0x5eedL, 0x512b00000002L, envelope.length, 20, 20)));
+        out.add(copy(b, ClientFrame.encodeTailCredit(b, 7, 7, 0x5eedL, 128)));
+        out.add(copy(b, ClientFrame.encodeTailEnd(b, 7, 8, 0x5eedL, ClientRefusal.INDEX_NOT_FOUND, 0x512b00000000L,
+                0x512b00000009L, "no index 0x512b0000000a")));
         return out;
+    }
+
+    /** Writes the seeds as Jazzer's regression inputs (run once; the files are committed). */
+    public static void main(String[] args) throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of(args[0]);
+        java.nio.file.Files.createDirectories(dir);
+        for (byte[] sample : all()) {
+            java.nio.file.Files.write(dir.resolve("seed-" + ClientFrameType.of(sample[1]).name().toLowerCase(java.util.Locale.ROOT)), sample);
+        }
     }
 
     private static byte[] copy(ExpandableArrayBuffer b, int length) {

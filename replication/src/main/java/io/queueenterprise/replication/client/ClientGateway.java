@@ -71,6 +71,7 @@ public final class ClientGateway {
     private Subscription subscription;
     private FragmentAssembler assembler;
     private WriterSessions[] writers;
+    private ClientTailSessions tails;
     private long nowNanos;
     private long lastSweepNanos;
     private int refusalSessions;
@@ -90,6 +91,7 @@ public final class ClientGateway {
         NodeConfig.Peer self = config.self();
         subscription = aeron.addSubscription("aeron:udp?endpoint=" + self.host() + ":" + self.clientPort(), STREAM_ID);
         assembler = new FragmentAssembler(this::onFragment);
+        tails = new ClientTailSessions(node, config.nodeId());
         writers = new WriterSessions[node.queueCount()];
         for (int q = 0; q < writers.length; q++) {
             writers[q] = new WriterSessions();
@@ -107,6 +109,7 @@ public final class ClientGateway {
             }
         }
         work += releaseAcks();
+        work += tails.doWork(now);
         if (!sessions.isEmpty()) {
             serviceSessions(now);
         }
@@ -119,6 +122,9 @@ public final class ClientGateway {
         }
         sessions.clear();
         pendingAcks.clear();
+        if (tails != null) {
+            tails.close();
+        }
         if (writers != null) {
             for (WriterSessions w : writers) {
                 w.close();
@@ -140,6 +146,16 @@ public final class ClientGateway {
     /** Envelopes appended for clients since start. */
     public long appended() {
         return appended;
+    }
+
+    /** Remote tails' counters (read from other threads: an estimate while the node runs). */
+    public long tailCount(TailCounter counter) {
+        return tails == null ? 0 : tails.count(counter);
+    }
+
+    /** TAIL_ENDs sent for {@code reason} (read from other threads: an estimate while the node runs). */
+    public long tailEnds(ClientRefusal reason) {
+        return tails == null ? 0 : tails.ends(reason);
     }
 
     /** Connections open now (read from other threads: an estimate). */
@@ -188,10 +204,17 @@ public final class ClientGateway {
         }
         s.rxSequence = frame.sequence();
         s.lastHeardNanos = nowNanos;
-        if (frame.type() == ClientFrameType.APPEND) {
-            onAppend(s);
-        } else {
-            drop(ClientDrop.UNEXPECTED);
+        switch (frame.type()) {
+            case APPEND -> onAppend(s);
+            case TAIL_OPEN -> {
+                if (s.queue < 0 || frame.openQueue() != s.queue) {
+                    drop(ClientDrop.UNEXPECTED);
+                } else {
+                    tails.onOpen(s, frame, nowNanos);
+                }
+            }
+            case TAIL_CREDIT -> tails.onCredit(s, frame);
+            default -> drop(ClientDrop.UNEXPECTED);
         }
     }
 
@@ -513,8 +536,8 @@ public final class ClientGateway {
         }
     }
 
-    /** One client connection: its reply publication, keys, sequences and the ack it waits for. */
-    private static final class Session {
+    /** One client connection: its reply publication, keys, sequences and the ack it waits for (tails: package). */
+    static final class Session {
         final long connection;
         final ExclusivePublication publication;
         final String queueName;
