@@ -221,7 +221,7 @@ build_bench() {
 
 # The operator image: the same entrypoint as the node (the JVM with the one flag file and the classpath), the command
 # the operator's main class; the chart's Deployment passes the same as args. Same non-root user and read-only root:
-# the operator writes only to /tmp (an emptyDir; Vert.x's file cache goes to java.io.tmpdir).
+# the operator writes only to /tmp (an emptyDir: the JVM's temporary files).
 build_operator() {
   build_app operator "$OPERATOR_IMAGE_REPOSITORY" 'queue-enterprise-operator-*.jar' \
     '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*"]' \

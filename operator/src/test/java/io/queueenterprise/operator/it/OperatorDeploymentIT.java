@@ -117,7 +117,7 @@ class OperatorDeploymentIT {
             assertEquals(created.getMetadata().getGeneration(), reconciled.getStatus().getObservedGeneration());
             Map<String, String> conditions = new TreeMap<>();
             reconciled.getStatus().getConditions().forEach(c -> conditions.put(c.getType(), c.getStatus() + " " + c.getReason()));
-            assertEquals("False NoTunedNode", conditions.get("Pinned"), conditions.toString());
+            assertEquals("False NotRequested", conditions.get("Pinned"), conditions.toString());   // pinned: false
             for (String secret : List.of(CLUSTER + "-admin-token", CLUSTER + "-peer-credential")) {
                 assertNotNull(client.secrets().inNamespace(watched).withName(secret).get(), secret);
             }
