@@ -104,22 +104,35 @@ public final class QueueClient {
     }
 
     /** How often {@code marker} occurs in the files under {@code root}, byte for byte (overlaps not counted twice). */
-    private static void scan(Path root, byte[] marker, PrintStream out) {
+    static void scan(Path root, byte[] marker, PrintStream out) {
         if (marker.length == 0) {
             throw new IllegalArgumentException("MARKER must not be empty");
         }
         long files = 0;
         long bytes = 0;
         long matches = 0;
+        // in chunks: queue files are large sparse mappings (tens of MiB each) and the probe runs with a small heap;
+        // a chunk keeps the last marker.length - 1 bytes of the one before, so a marker across the boundary is found
+        byte[] window = new byte[(1 << 20) + marker.length - 1];
         try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(root)) {
             for (Path file : paths.filter(java.nio.file.Files::isRegularFile).toList()) {
-                byte[] content = java.nio.file.Files.readAllBytes(file);
                 files++;
-                bytes += content.length;
-                for (int i = 0; i + marker.length <= content.length; i++) {
-                    if (java.util.Arrays.equals(content, i, i + marker.length, marker, 0, marker.length)) {
-                        matches++;
-                        i += marker.length - 1;
+                try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+                    int kept = 0;
+                    int read;
+                    while ((read = in.readNBytes(window, kept, window.length - kept)) > 0) {
+                        bytes += read;
+                        int filled = kept + read;
+                        int next = 0;
+                        for (int i = 0; i + marker.length <= filled; i++) {
+                            if (java.util.Arrays.equals(window, i, i + marker.length, marker, 0, marker.length)) {
+                                matches++;
+                                i += marker.length - 1;
+                                next = i + 1;
+                            }
+                        }
+                        kept = Math.min(marker.length - 1, filled - next);
+                        System.arraycopy(window, filled - kept, window, 0, kept);
                     }
                 }
             }
