@@ -34,6 +34,9 @@ import io.queueenterprise.queue.QueueTailer;
  * Exit codes: 0 done (some appends may be NOT_ACKED), 2 bad arguments.
  */
 public final class QueueClient {
+    /** Bytes a scan reads at a time (plus the marker's length - 1 kept from the chunk before). */
+    static final int SCAN_CHUNK = 1 << 20;
+
     private QueueClient() {
     }
 
@@ -113,7 +116,7 @@ public final class QueueClient {
         long matches = 0;
         // in chunks: queue files are large sparse mappings (tens of MiB each) and the probe runs with a small heap;
         // a chunk keeps the last marker.length - 1 bytes of the one before, so a marker across the boundary is found
-        byte[] window = new byte[(1 << 20) + marker.length - 1];
+        byte[] window = new byte[SCAN_CHUNK + marker.length - 1];
         try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(root)) {
             for (Path file : paths.filter(java.nio.file.Files::isRegularFile).toList()) {
                 files++;

@@ -26,7 +26,8 @@ class QueueClientScanTest {
     void findsEveryMarkerAlsoAcrossAChunkBoundaryAndInNestedFiles() throws Exception {
         byte[] big = new byte[3 << 20];   // three 1 MiB chunks of zeros, like a sparse queue file
         byte[] marker = "PLAINTEXT-1".getBytes(StandardCharsets.UTF_8);
-        int[] at = {0, (1 << 20) - 4, 2 << 20, big.length - marker.length};   // the second one straddles a chunk boundary
+        // the second straddles the first read's end (a whole window: one chunk + marker.length - 1 bytes)
+        int[] at = {0, QueueClient.SCAN_CHUNK + marker.length - 1 - 4, 2 << 20, big.length - marker.length};
         for (int offset : at) {
             System.arraycopy(marker, 0, big, offset, marker.length);
         }
