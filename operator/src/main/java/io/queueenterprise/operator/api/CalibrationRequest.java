@@ -7,26 +7,35 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
-import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /**
- * {@code spec.calibration}: asks the operator to measure the pool's hardware with the bench's {@code calibrate}, as a
- * Job on the replicas' pool with the replicas' whole cores (never inside a serving pod). A new {@code request} token
- * asks again; the same token never runs twice.
+ * {@code spec.calibration}: asks the operator to measure the hardware with the bench's {@code calibrate}, in one or both
+ * of two ways that never disturb a serving queue: a {@code request} token runs a Job on the replicas' pool with the
+ * replicas' whole cores (a new token asks again; the same token never runs twice); {@code atFirstStart} runs it in each
+ * replica's pod, as an init container on the pod's own pinned cores, before the node starts.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "has(self.request) || (has(self.atFirstStart) && self.atFirstStart)",
+    message = "calibration needs a request token (a calibration Job) or atFirstStart: true (each replica measures its"
+        + " cores before serving)")
 @ValidationRule(value = "self.warmupSeconds + self.durationSeconds <= self.timeLimitSeconds",
     message = "calibration.timeLimitSeconds must leave room for one warm-up and one recorded run"
         + " (warmupSeconds + durationSeconds): a shorter limit measures nothing", fieldPath = ".timeLimitSeconds")
 public class CalibrationRequest {
-    @Required
     @Size(min = 1, max = 63)
     @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     @JsonPropertyDescription("Token of this request (e.g. a date or a counter); changing it runs a new calibration Job."
         + " A label value: lower-case letters, digits and '-'.")
     private String request;
+
+    @Default("false")
+    @JsonPropertyDescription("Each replica's pod first runs calibrate as an init container on the pod's own exclusive"
+        + " cores, before the node starts (bounded by timeLimitSeconds; at every new pod, not at container restarts);"
+        + " the operator publishes the result in status.replicas[].calibration. A calibrate that fails keeps its pod"
+        + " from starting (the kubelet retries it): turn this off to serve without it.")
+    private Boolean atFirstStart = false;
 
     @Min(10)
     @Max(3600)
@@ -57,6 +66,14 @@ public class CalibrationRequest {
 
     public void setRequest(String request) {
         this.request = request;
+    }
+
+    public Boolean getAtFirstStart() {
+        return atFirstStart;
+    }
+
+    public void setAtFirstStart(Boolean atFirstStart) {
+        this.atFirstStart = atFirstStart;
     }
 
     public Integer getTimeLimitSeconds() {

@@ -7,7 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -42,11 +45,11 @@ public final class CalibrationJobModel {
     private CalibrationJobModel() {
     }
 
-    /** Null when the spec asks for no calibration. */
+    /** Null when the spec asks for no calibration Job (no calibration, or only {@code atFirstStart}). */
     public static Job job(QueueCluster cluster, OperatorSettings settings) {
         QueueClusterSpec spec = cluster.getSpec();
         CalibrationRequest request = spec.getCalibration();
-        if (request == null) {
+        if (request == null || request.getRequest() == null) {
             return null;
         }
         ClusterNames names = ClusterNames.of(cluster);
@@ -105,6 +108,50 @@ public final class CalibrationJobModel {
                     .endSpec()
                 .endTemplate()
             .endSpec().build();
+    }
+
+    /** The queues calibrate writes at first start: a memory-backed volume of the replica's pod, empty again after each run. */
+    public static final String FIRST_START_QUEUES_VOLUME = "calibration-queues";
+
+    /** Whether a replica's pod measures its own cores before its node starts ({@code spec.calibration.atFirstStart}). */
+    public static boolean atFirstStart(QueueClusterSpec spec) {
+        return spec.getCalibration() != null && Boolean.TRUE.equals(spec.getCalibration().getAtFirstStart());
+    }
+
+    /**
+     * The init container of a replica's pod with {@code atFirstStart}: calibrate with the node container's resources
+     * (requests = limits: the static CPU manager grants it the pod's exclusive cores, which the node container then
+     * gets), so it measures exactly the cores the node will run on, before the node starts; its document is the
+     * container's termination message, which the operator reads from the pod's status. calibrate ends by itself at its
+     * time limit (no new measurement starts after it).
+     */
+    public static Container firstStartContainer(QueueClusterSpec spec, OperatorSettings settings, Map<String, Quantity> resources) {
+        CalibrationRequest request = spec.getCalibration();
+        return new ContainerBuilder()
+            .withName(CONTAINER)
+            .withImage(request.getImage() != null ? request.getImage() : settings.calibrationImage())
+            .withImagePullPolicy(settings.imagePullPolicy())
+            .withArgs(arguments(request))
+            .withTerminationMessagePath(TERMINATION_MESSAGE_PATH)
+            .withTerminationMessagePolicy("File")
+            .withNewResources().withRequests(resources).withLimits(resources).endResources()
+            .withNewSecurityContext()
+                .withAllowPrivilegeEscalation(false)
+                .withReadOnlyRootFilesystem(true)
+                .withRunAsNonRoot(true)
+                .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+            .endSecurityContext()
+            .withVolumeMounts(
+                new VolumeMountBuilder().withName(FIRST_START_QUEUES_VOLUME).withMountPath("/dev/shm").build(),
+                new VolumeMountBuilder().withName("tmp").withMountPath("/tmp").build())
+            .build();
+    }
+
+    /** The volume of {@link #firstStartContainer}'s queues: its own, so that the node's /dev/shm size stays the node's. */
+    public static Volume firstStartQueuesVolume() {
+        return new VolumeBuilder().withName(FIRST_START_QUEUES_VOLUME).withNewEmptyDir().withMedium("Memory")
+            .withSizeLimit(new Quantity(QUEUE_SIZE)).endEmptyDir().build();
     }
 
     /** What the bench image's entrypoint ({@code BenchTool calibrate}) gets: the bounds of the request, the document's file. */

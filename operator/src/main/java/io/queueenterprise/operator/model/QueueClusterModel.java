@@ -230,6 +230,10 @@ public final class QueueClusterModel {
                 .build())
             .withContainers(container(image))
             .withVolumes(volumes());
+        if (CalibrationJobModel.atFirstStart(spec)) {
+            // measured before the node starts, on the cores the node then gets (the Pinned CEL rule: whole cores)
+            pod.withInitContainers(CalibrationJobModel.firstStartContainer(spec, settings, resources()));
+        }
         LabelSelector sameCluster = selector();
         if (hostNetwork) {
             // host-network replicas share the node's ports: two on one node cannot both bind
@@ -261,11 +265,16 @@ public final class QueueClusterModel {
         return nodeSelector(spec.getNodePool() != null ? spec.getNodePool() : new NodePool());
     }
 
-    private Container container(String image) {
-        // Guaranteed QoS: requests = limits for both; whole CPUs when pinned (the CEL rule enforces it)
+    /** Guaranteed QoS: requests = limits for both; whole CPUs when pinned (the CEL rule enforces it). */
+    private Map<String, Quantity> resources() {
         Map<String, Quantity> resources = new LinkedHashMap<>();
         resources.put("cpu", new Quantity(spec.getCoresPerReplica()));
         resources.put("memory", new Quantity(spec.getMemory()));
+        return resources;
+    }
+
+    private Container container(String image) {
+        Map<String, Quantity> resources = resources();
         List<ContainerPort> ports = new ArrayList<>(List.of(
             new ContainerPortBuilder().withName("replication").withProtocol("UDP").withContainerPort(NodePaths.REPLICATION_PORT).build(),
             new ContainerPortBuilder().withName("admin").withProtocol("TCP").withContainerPort(NodePaths.ADMIN_PORT).build(),
@@ -332,6 +341,9 @@ public final class QueueClusterModel {
             new VolumeBuilder().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().build()));
         if (spec.getClientCredentialSecret() != null) {
             volumes.add(secretVolume("client-credential", spec.getClientCredentialSecret()));
+        }
+        if (CalibrationJobModel.atFirstStart(spec)) {
+            volumes.add(CalibrationJobModel.firstStartQueuesVolume());
         }
         return volumes;
     }

@@ -79,6 +79,35 @@ public final class CalibrationProgress {
         };
     }
 
+    /**
+     * A replica pod's own calibration ({@code atFirstStart}): the termination message of its {@code calibrate} init
+     * container once that exited 0, validated as a Job's is. Null while it has not finished (or the pod has none).
+     */
+    public static Calibration firstStart(Pod pod) throws CalibrationReading.InvalidCalibrationException {
+        if (pod == null || pod.getStatus() == null || pod.getStatus().getInitContainerStatuses() == null) {
+            return null;
+        }
+        for (ContainerStatus container : pod.getStatus().getInitContainerStatuses()) {
+            if (CalibrationJobModel.CONTAINER.equals(container.getName()) && container.getState() != null
+                && container.getState().getTerminated() != null
+                && Integer.valueOf(0).equals(container.getState().getTerminated().getExitCode())) {
+                return CalibrationReading.parse(container.getState().getTerminated().getMessage());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The Calibrated condition when only {@code atFirstStart} is asked (no Job): True once every replica's pod
+     * published its figures, Unknown before.
+     */
+    public static Condition firstStartCondition(int measured, int replicas, long generation) {
+        String message = measured + " of " + replicas + " replicas measured their cores at first start";
+        return measured >= replicas
+            ? Conditions.of(CALIBRATED, true, "MeasuredAtFirstStart", message, generation)
+            : Conditions.unknown(CALIBRATED, "AwaitingReplicas", message, generation);
+    }
+
     /** ok -> Measured, unreachable -> BoundUnreachable, time-limit -> TimeLimitReached: a CamelCase condition reason. */
     private static String verdictReason(String verdict) {
         return switch (verdict) {

@@ -119,6 +119,16 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         Map<String, Calibration> calibrations = new HashMap<>();
         for (String replica : replicas) {
             Pod pod = pods.get(replica);
+            try {
+                // the pod's own measurement (atFirstStart), readable from its status before the node answers
+                Calibration measured = CalibrationProgress.firstStart(pod);
+                if (measured != null) {
+                    calibrations.put(replica, measured);
+                }
+            } catch (CalibrationReading.InvalidCalibrationException e) {
+                LOG.warn("{}/{}: {}'s calibration at first start is refused: {}", names.namespace(), names.cluster(), replica,
+                    e.getMessage());
+            }
             String lost = lostReason(replica, pod, token.isPresent());
             if (lost != null) {
                 observations.put(replica, new ReplicaObservation.Lost(replica, lost));
@@ -132,7 +142,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
                 observations.put(replica, new ReplicaObservation.Reachable(replica, status));
                 Calibration calibration = CalibrationReading.read(status.calibration());
                 if (calibration != null) {
-                    calibrations.put(replica, calibration);
+                    calibrations.putIfAbsent(replica, calibration);
                 }
             } catch (AdminException e) {
                 observations.put(replica, new ReplicaObservation.Lost(replica, e.reason() + " " + e.getMessage()));
@@ -173,8 +183,8 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
      */
     private CalibrationStatus calibrate(QueueCluster cluster, Context<QueueCluster> context, CalibrationStatus previous) {
         CalibrationRequest request = cluster.getSpec().getCalibration();
-        if (request == null) {
-            return previous;
+        if (request == null || request.getRequest() == null) {
+            return previous;   // no Job asked for (atFirstStart alone is read from the pods)
         }
         if (previous != null && request.getRequest().equals(previous.getRequest())
             && previous.getPhase() != CalibrationStatus.Phase.Running) {

@@ -17,6 +17,7 @@ import io.queueenterprise.operator.api.ReplicaStatus;
 import io.queueenterprise.operator.failover.FailoverExecutor;
 import io.queueenterprise.operator.failover.NodeStatusView;
 import io.queueenterprise.operator.failover.ReplicaObservation;
+import io.queueenterprise.operator.model.CalibrationJobModel;
 import io.queueenterprise.operator.model.ClusterNames;
 import io.queueenterprise.operator.model.QueueClusterModel;
 
@@ -35,7 +36,7 @@ public final class StatusModel {
     /**
      * @param tunedNodes   nodes matching the pinned pods' node selector (tuned pool, static policy label)
      * @param outcome      what the failover step did this reconcile
-     * @param calibrations per replica, the node's published calibration, when it reports one
+     * @param calibrations per replica, its pod's calibration at first start or the node's published one, when there is one
      */
     public static QueueClusterStatus build(QueueCluster cluster, QueueClusterStatus previous, List<String> replicas,
                                            Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome outcome,
@@ -96,7 +97,12 @@ public final class StatusModel {
         conditions.add(Conditions.of(Conditions.FAILOVER, failingOver, failingOver ? "InProgress" : "NoFailoverInProgress",
             failover == null ? "no failover so far" : "term " + failover.getTerm() + ": " + failover.getFormerLeader() + " -> "
                 + failover.getCandidate() + " (" + failover.getPhase() + ")", generation));
-        conditions.add(CalibrationProgress.condition(calibrationJob, generation));
+        if (calibrationJob == null && CalibrationJobModel.atFirstStart(cluster.getSpec())) {
+            conditions.add(CalibrationProgress.firstStartCondition(
+                (int) replicas.stream().filter(calibrations::containsKey).count(), replicas.size(), generation));
+        } else {
+            conditions.add(CalibrationProgress.condition(calibrationJob, generation));
+        }
         status.setConditions(Conditions.merge(previous.getConditions(), conditions, now));
         return status;
     }

@@ -88,6 +88,32 @@ class HelmChartTest {
         assertTrue(ofKind(documents, "CustomResourceDefinition").isEmpty(), "CRDs come from crds/, not templates");
         assertTrue(ofKind(documents, "PrometheusRule").isEmpty());
         assertTrue(ofKind(documents, "QueueCluster").isEmpty());
+        // the pod network and the kubelet's own API server address, unless a cluster without kube-proxy says otherwise
+        assertTrue(pod.path("hostNetwork").isMissingNode(), pod.toString());
+        assertTrue(hasNoEnv(container, "KUBERNETES_SERVICE_HOST"), container.toString());
+        assertEquals("metadata.name", container.at("/env/0/valueFrom/fieldRef/fieldPath").asText(), "QE_POD_NAME: the Lease holder");
+        assertEquals("QE_POD_NAME", container.at("/env/0/name").asText());
+        assertEquals("/readyz", container.at("/readinessProbe/httpGet/path").asText());
+        assertEquals("/-/healthy", container.at("/livenessProbe/httpGet/path").asText());
+        assertEquals("/-/healthy", container.at("/startupProbe/httpGet/path").asText());
+        assertEquals("queue-enterprise.local/operator:0.1.0-SNAPSHOT", container.at("/image").asText(),
+            "the image kubernetes/build-image.sh operator builds, tagged with the project version");
+    }
+
+    @Test
+    void aClusterWithoutARoutedKubernetesServiceGetsTheApiServerAddressAndTheHostNetwork() throws IOException {
+        JsonNode pod = ofKind(render("hostNetwork", "true", "kubernetesApiServer.host", "127.0.0.1",
+            "kubernetesApiServer.port", "16443"), "Deployment").get(0).at("/spec/template/spec");
+        assertTrue(pod.at("/hostNetwork").asBoolean());
+        assertEquals("ClusterFirstWithHostNet", pod.at("/dnsPolicy").asText());
+        JsonNode container = pod.at("/containers/0");
+        assertEquals("127.0.0.1", env(container, "KUBERNETES_SERVICE_HOST"));
+        assertEquals("16443", env(container, "KUBERNETES_SERVICE_PORT"));
+        Exception noPort = assertThrows(Exception.class, () -> render("kubernetesApiServer.host", "127.0.0.1"));
+        assertTrue(noPort.getMessage().contains("kubernetesApiServer.port is required"), noPort.getMessage());
+        Exception badPort = assertThrows(Exception.class, () -> render("kubernetesApiServer.host", "127.0.0.1",
+            "kubernetesApiServer.port", "api"));
+        assertTrue(badPort.getMessage().contains("kubernetesApiServer"), badPort.getMessage());
     }
 
     @Test
@@ -198,6 +224,15 @@ class HelmChartTest {
             }
         }
         throw new AssertionError("no env " + name);
+    }
+
+    private static boolean hasNoEnv(JsonNode container, String name) {
+        for (JsonNode variable : container.get("env")) {
+            if (variable.get("name").asText().equals(name)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<JsonNode> concat(List<JsonNode> first, List<JsonNode> second) {

@@ -97,6 +97,11 @@ class NodeInPodsIT {
     private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
     private static final String CLUSTER = "trio";
     private static final String QUEUE = "orders";
+    /** The encrypted queue: only its clients hold its data key (a Secret the nodes never mount). */
+    private static final String VAULT = "vault";
+    private static final String VAULT_KEY_SECRET = CLUSTER + "-vault-key";
+    private static final String CLIENT_SECRET = CLUSTER + "-clients";
+    private static final String CLIENT_LABEL = "queue-enterprise.io/client";
     private static final String ROLL_CYCLE = "FAST_HOURLY";
     private static final String CONTAINER = "node";
     private static final Duration WAIT = Duration.ofMinutes(8);   // three JVMs starting on 2 shared cores, 300m each
@@ -112,6 +117,8 @@ class NodeInPodsIT {
     private KubernetesClient operatorClient;
     /** index → text of every append a majority acknowledged, in order. */
     private final Map<Long, String> acknowledged = new TreeMap<>();
+    /** The vault queue's data key (id 1), 64 hex characters: in the clients' Secret, handed to key-holder probes on stdin. */
+    private final String vaultKey = java.util.HexFormat.of().formatHex(randomBytes(32));
 
     NodeInPodsIT(Testbed testbed) {
         this.testbed = testbed;
@@ -134,6 +141,13 @@ class NodeInPodsIT {
         storageClass = "qe-it-pods-" + suffix;
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         client.serviceAccounts().inNamespace(namespace).withName("default").waitUntilCondition(account -> account != null, 1, TimeUnit.MINUTES);
+        // what whoever deploys the clients provides: the cluster's client credential, and the vault queue's data key
+        client.secrets().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+            .withNewMetadata().withName(CLIENT_SECRET).endMetadata()
+            .addToStringData("credential", java.util.HexFormat.of().formatHex(randomBytes(32))).build()).create();
+        client.secrets().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+            .withNewMetadata().withName(VAULT_KEY_SECRET).endMetadata()
+            .addToStringData("1.key", vaultKey).addToStringData("active", "1").build()).create();
         for (int replica = 0; replica < 3; replica++) {
             createLocalVolume();
         }
@@ -246,7 +260,211 @@ class NodeInPodsIT {
         assertHoldsEveryAcknowledged(recovered.getStatus().getLeader());
     }
 
+    @Test
+    @Order(4)
+    void anEncryptedQueueTakesSealedAppendsFromARemoteClientPodAndTheReplicasHoldOnlyEnvelopes() throws Exception {
+        QueueCluster before = waitFor("the cluster Ready", NodeInPodsIT::ready);
+        String leader = before.getStatus().getLeader();
+        String vaultDirectory = NodePaths.DATA_DIRECTORY + "/" + VAULT;
+        // a key holder's first write records the key in the queue's descriptor (a remote writer cannot create a queue):
+        // a probe in the leader's pod, handed the key on stdin; the key never lies on a node's file system
+        String created = queueClientWithKey(leader, "create-encrypted", vaultDirectory, ROLL_CYCLE, "created-by-a-key-holder", "10000");
+        assertTrue(created.startsWith("ACKED "), created);
+
+        // the remote client: a pod of its own holding the data key (its Secret, 0400 + fsGroup) and the client
+        // credential; it seals each excerpt and appends through the nodes' client port, finding the leader itself
+        String marker = "PLAINTEXT-" + UUID.randomUUID().toString().substring(0, 8);
+        Pod writer = client.pods().inNamespace(namespace).resource(remoteWriter(marker, 25)).create();
+        Pod finished = client.pods().inNamespace(namespace).withName(writer.getMetadata().getName()).waitUntilCondition(
+            pod -> pod != null && pod.getStatus() != null && List.of("Succeeded", "Failed").contains(pod.getStatus().getPhase()),
+            WAIT.toMinutes(), TimeUnit.MINUTES);
+        String log = client.pods().inNamespace(namespace).withName(writer.getMetadata().getName()).getLog();
+        assertEquals("Succeeded", finished.getStatus().getPhase(), "the remote client: " + log);
+        Map<Long, String> sealed = new TreeMap<>();
+        for (String line : log.split("\n")) {
+            if (line.startsWith("ACKED ")) {
+                String[] parts = line.split(" ", 3);
+                sealed.put(Long.parseLong(parts[1]), parts[2]);
+            }
+        }
+        assertEquals(25, sealed.size(), "every remote append acknowledged by a majority: " + log);
+        assertTrue(log.contains("CONNECTED "), log);
+
+        // the kubelet wrote the client's data key 0440 root:fsGroup (defaultMode 0400 + group read), as the client saw
+        // it (its volumes are gone once it completed): the crypto module accepts exactly that from a Secret volume
+        assertTrue(log.contains("KEY_FILE 1.key r--r----- 0:" + NODE_UID), log);
+
+        long last = ((TreeMap<Long, String>) sealed).lastKey();
+        waitFor("every replica's vault durable index at " + last, cluster -> everyReplicaHolds(cluster, VAULT, last));
+        for (Pod pod : client.pods().inNamespace(namespace).withLabel(io.queueenterprise.operator.model.ClusterNames.LABEL_INSTANCE, CLUSTER)
+                .list().getItems()) {
+            String name = pod.getMetadata().getName();
+            // envelopes only: no replica's files hold the marker the client wrote in every excerpt...
+            String vaultScan = queueClient(name, "scan", vaultDirectory, marker);
+            assertTrue(vaultScan.matches("(?s)SCANNED [1-9][0-9]* [1-9][0-9]* MATCHES 0\\s*"), name + " vault: " + vaultScan);
+            // ...while the scan does find a plain queue's text (it can see what is there)
+            String plainScan = queueClient(name, "scan", queueDirectory(), "first-");
+            assertTrue(plainScan.matches("(?s)SCANNED [1-9][0-9]* [1-9][0-9]* MATCHES [1-9][0-9]*\\s*"), name + " orders: " + plainScan);
+        }
+        // a key holder reads every sealed excerpt back from a follower's copy, at the index the client was given
+        String follower = before.getStatus().getReplicas().stream().map(ReplicaStatus::getName).filter(n -> !n.equals(leader))
+            .findFirst().orElseThrow();
+        Map<Long, String> opened = new TreeMap<>();
+        for (String line : queueClientWithKey(follower, "read-encrypted", vaultDirectory, ROLL_CYCLE).split("\n")) {
+            if (line.startsWith("EXCERPT ")) {
+                String[] parts = line.split(" ", 3);
+                opened.put(Long.parseLong(parts[1]), parts[2]);
+            }
+        }
+        for (Map.Entry<Long, String> excerpt : sealed.entrySet()) {
+            assertEquals(excerpt.getValue(), opened.get(excerpt.getKey()), follower + " at index " + excerpt.getKey());
+        }
+        client.pods().inNamespace(namespace).withName(writer.getMetadata().getName()).delete();
+    }
+
+    @Test
+    @Order(5)
+    void aConfigurationChangeRollsTheFollowersFirstAndTheLeaderLastThroughASwitchoverLosingNothing() throws Exception {
+        QueueCluster before = waitFor("the cluster Ready", NodeInPodsIT::ready);
+        String formerLeader = before.getStatus().getLeader();
+        long formerTerm = before.getStatus().getTerm();
+        Map<String, String> originalUids = nodePodUids();
+        assertEquals(3, originalUids.size(), originalUids.toString());
+
+        // a new node document (the orders queue's ack timeout): a new config hash, a new StatefulSet revision; the
+        // StatefulSet is OnDelete, so only the operator replaces pods: followers first, the leader after a switchover
+        client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).edit(cluster -> {
+            cluster.getSpec().getQueues().get(0).setAckTimeout("12s");
+            return cluster;
+        });
+
+        // watched every second: the former leader's ORIGINAL pod, still answering, stepped down (fenced, then
+        // re-pointed) at a term above the one it led, before the operator restarted it
+        Duration rollout = Duration.ofMinutes(15);
+        long deadline = System.nanoTime() + rollout.toNanos();
+        boolean formerLeaderDemotedWhileAnswering = false;
+        String seenRoles = "";
+        QueueCluster rolled = null;
+        while (System.nanoTime() < deadline) {
+            Map<String, String> uids = nodePodUids();
+            if (originalUids.get(formerLeader).equals(uids.get(formerLeader))) {
+                NodeStatusView view = answeringNodes().get(formerLeader);
+                if (view != null && view.term() > formerTerm && !view.isLeaderAt(view.term())) {
+                    formerLeaderDemotedWhileAnswering = true;
+                    seenRoles = seenRoles.contains(view.role()) ? seenRoles : seenRoles + " " + view.role() + "@" + view.term();
+                }
+            }
+            QueueCluster cluster = current();
+            if (ready(cluster) && cluster.getStatus().getTerm() > formerTerm && allReplaced(originalUids, uids) && atUpdateRevision()) {
+                rolled = cluster;
+                break;
+            }
+            Thread.sleep(1_000);
+        }
+        assertNotNull(rolled, "no rolled-out, Ready cluster within " + rollout + "; status: "
+            + client.getKubernetesSerialization().asJson(current().getStatus()) + "\npods: " + podSummary());
+        System.err.println("[NodeInPodsIT] rolling update: " + formerLeader + " seen as" + seenRoles + " before its restart");
+        assertTrue(formerLeaderDemotedWhileAnswering, formerLeader + " was never seen stepped down while its original pod answered");
+
+        // the switchover is recorded: the former leader handed over to a follower at a new term
+        FailoverStatus switchover = rolled.getStatus().getFailover();
+        assertEquals(formerLeader, switchover.getFormerLeader());
+        assertEquals(FailoverStatus.Phase.COMPLETED, switchover.getPhase());
+        String newLeader = rolled.getStatus().getLeader();
+        assertNotEquals(formerLeader, newLeader, "leadership moved off the pod that was restarted last");
+        // followers first, the leader last: the former leader's new pod is the youngest
+        Map<String, java.time.Instant> created = new TreeMap<>();
+        for (Pod pod : nodePods()) {
+            created.put(pod.getMetadata().getName(), java.time.Instant.parse(pod.getMetadata().getCreationTimestamp()));
+        }
+        for (Map.Entry<String, java.time.Instant> pod : created.entrySet()) {
+            if (!pod.getKey().equals(formerLeader)) {
+                assertTrue(pod.getValue().isBefore(created.get(formerLeader)) || pod.getValue().equals(created.get(formerLeader)),
+                    "the leader's pod is replaced last: " + created);
+            }
+        }
+        assertNodesAgree(rolled.getStatus().getTerm(), newLeader);
+        assertHoldsEveryAcknowledged(newLeader);
+        append(newLeader, 10, "rolled");
+        long lastAcknowledged = lastAcknowledged();
+        waitFor("every replica's durable index at " + lastAcknowledged, cluster -> everyReplicaHolds(cluster, lastAcknowledged));
+        assertHoldsEveryAcknowledged(formerLeader);
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
+
+    private List<Pod> nodePods() {
+        return client.pods().inNamespace(namespace).withLabel(io.queueenterprise.operator.model.ClusterNames.LABEL_INSTANCE, CLUSTER)
+            .list().getItems();
+    }
+
+    /** pod name → uid of the node pods that exist and are not being deleted. */
+    private Map<String, String> nodePodUids() {
+        Map<String, String> uids = new TreeMap<>();
+        for (Pod pod : nodePods()) {
+            if (pod.getMetadata().getDeletionTimestamp() == null) {
+                uids.put(pod.getMetadata().getName(), pod.getMetadata().getUid());
+            }
+        }
+        return uids;
+    }
+
+    private static boolean allReplaced(Map<String, String> original, Map<String, String> now) {
+        return now.size() == original.size() && now.entrySet().stream().noneMatch(pod -> pod.getValue().equals(original.get(pod.getKey())));
+    }
+
+    /** Every node pod runs the StatefulSet's update revision (the new template). */
+    private boolean atUpdateRevision() {
+        var set = client.apps().statefulSets().inNamespace(namespace).withName(CLUSTER).get();
+        String revision = set == null || set.getStatus() == null ? null : set.getStatus().getUpdateRevision();
+        List<Pod> pods = nodePods();
+        return revision != null && pods.size() == 3 && pods.stream()
+            .allMatch(pod -> revision.equals(pod.getMetadata().getLabels().get("controller-revision-hash")));
+    }
+
+    /**
+     * The remote client's pod: the node image running the RemoteAppend probe, restricted like the nodes, the data key
+     * and client credential Secrets mounted read-only with {@code defaultMode: 0400} and {@code fsGroup}, Aeron's files
+     * in a memory volume.
+     */
+    private Pod remoteWriter(String marker, int count) {
+        List<String> arguments = new ArrayList<>(List.of("io.queueenterprise.kubernetes.probe.RemoteAppend", VAULT,
+            Integer.toString(count), marker, NodePaths.CLIENT_CREDENTIAL_FILE, "/etc/queue-enterprise/keys", "10000"));
+        for (int replica = 0; replica < 3; replica++) {
+            arguments.add(CLUSTER + "-" + replica + "." + CLUSTER + "-nodes." + namespace + ".svc.cluster.local:" + NodePaths.CLIENT_PORT);
+        }
+        // 100m requested and no CPU limit: the three replicas hold 900m of the test bed's one allocatable CPU
+        Map<String, Quantity> requests = Map.of("cpu", new Quantity("100m"), "memory", new Quantity("512Mi"));
+        Map<String, Quantity> limits = Map.of("memory", new Quantity("512Mi"));
+        return new io.fabric8.kubernetes.api.model.PodBuilder()
+            .withNewMetadata().withName("vault-writer").withLabels(Map.of(CLIENT_LABEL, CLUSTER)).endMetadata()
+            .withNewSpec()
+                .withRestartPolicy("Never")
+                .withAutomountServiceAccountToken(false)
+                .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser((long) NODE_UID).withRunAsGroup((long) NODE_UID)
+                    .withFsGroup((long) NODE_UID).withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                .addNewContainer().withName("writer").withImage(testbed.nodeImage()).withImagePullPolicy("Never")
+                    .withArgs(arguments)
+                    .withNewResources().withRequests(requests).withLimits(limits).endResources()
+                    .withNewSecurityContext().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
+                        .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+                    .addNewVolumeMount().withName("vault-key").withMountPath("/etc/queue-enterprise/keys").withReadOnly(true).endVolumeMount()
+                    .addNewVolumeMount().withName("client-credential").withMountPath(NodePaths.CLIENT_DIRECTORY).withReadOnly(true).endVolumeMount()
+                    .addNewVolumeMount().withName("shm").withMountPath("/dev/shm").endVolumeMount()
+                    .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .endContainer()
+                .addNewVolume().withName("vault-key").withNewSecret().withSecretName(VAULT_KEY_SECRET).withDefaultMode(0400).endSecret().endVolume()
+                .addNewVolume().withName("client-credential").withNewSecret().withSecretName(CLIENT_SECRET).withDefaultMode(0400).endSecret().endVolume()
+                .addNewVolume().withName("shm").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("128Mi")).endEmptyDir().endVolume()
+                .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
+            .endSpec().build();
+    }
+
+    private static byte[] randomBytes(int length) {
+        byte[] bytes = new byte[length];
+        new java.security.SecureRandom().nextBytes(bytes);
+        return bytes;
+    }
 
     private QueueCluster trio() {
         QueueDefinition orders = new QueueDefinition();
@@ -254,8 +472,18 @@ class NodeInPodsIT {
         orders.setRollCycle(RollCycle.FAST_HOURLY);
         orders.setEncryption(Encryption.NONE);
         orders.setAckTimeout("10s");   // generous: three JVMs share two busy cores
+        QueueDefinition vault = new QueueDefinition();
+        vault.setName(VAULT);
+        vault.setRollCycle(RollCycle.FAST_HOURLY);
+        vault.setEncryption(Encryption.AES_128_CTR_POLY1305);
+        vault.setDataKeySecret(VAULT_KEY_SECRET);
+        vault.setAckTimeout("10s");
         QueueClusterSpec spec = new QueueClusterSpec();
-        spec.setQueues(new ArrayList<>(List.of(orders)));
+        spec.setQueues(new ArrayList<>(List.of(orders, vault)));
+        spec.setClientCredentialSecret(CLIENT_SECRET);   // the nodes serve remote clients on 40120/UDP
+        io.queueenterprise.operator.api.AuthorizedClients clients = new io.queueenterprise.operator.api.AuthorizedClients();
+        clients.setPodSelector(Map.of(CLIENT_LABEL, CLUSTER));
+        spec.setAuthorizedClients(clients);
         spec.setReplicas(3);
         spec.setAckMode(AckMode.QUORUM);
         spec.setPinned(false);           // the test bed has one exclusive core; three replicas share the others
@@ -338,13 +566,17 @@ class NodeInPodsIT {
     }
 
     private static boolean everyReplicaHolds(QueueCluster cluster, long index) {
+        return everyReplicaHolds(cluster, QUEUE, index);
+    }
+
+    private static boolean everyReplicaHolds(QueueCluster cluster, String queue, long index) {
         QueueClusterStatus status = cluster.getStatus();
         if (status == null || status.getReplicas() == null || status.getReplicas().size() != 3) {
             return false;
         }
         for (ReplicaStatus replica : status.getReplicas()) {
             QueueProgress progress = replica.getQueues() == null ? null
-                : replica.getQueues().stream().filter(q -> QUEUE.equals(q.getName())).findFirst().orElse(null);
+                : replica.getQueues().stream().filter(q -> queue.equals(q.getName())).findFirst().orElse(null);
             if (progress == null || progress.getDurableIndex() == null || progress.getDurableIndex() < index) {
                 return false;
             }
@@ -390,15 +622,26 @@ class NodeInPodsIT {
         return NodePaths.DATA_DIRECTORY + "/" + QUEUE;
     }
 
+    /** {@code QueueClient} in an encrypted mode: the vault's data key on its standard input, nowhere else in the pod. */
+    private String queueClientWithKey(String pod, String... arguments) {
+        return execQueueClient(pod, vaultKey + "\n", arguments);
+    }
+
     /** {@code QueueClient} (the node image's probe) run with {@code kubectl exec} in the node's container, as the node's user. */
     private String queueClient(String pod, String... arguments) {
+        return execQueueClient(pod, null, arguments);
+    }
+
+    private String execQueueClient(String pod, String stdin, String... arguments) {
         List<String> command = new ArrayList<>(List.of("/opt/java/bin/java", "@/opt/queue-enterprise/bin/jvm.args", "-Xmx64m",
             "-XX:TieredStopAtLevel=1", "-cp", "/opt/queue-enterprise/lib/*", "io.queueenterprise.kubernetes.probe.QueueClient"));
         command.addAll(List.of(arguments));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Integer exitCode;
-        try (ExecWatch watch = client.pods().inNamespace(namespace).withName(pod).inContainer(CONTAINER)
+        var container = client.pods().inNamespace(namespace).withName(pod).inContainer(CONTAINER);
+        try (ExecWatch watch = (stdin == null ? container
+                : container.readingInput(new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.US_ASCII))))
                 .writingOutput(out).writingError(err).exec(command.toArray(String[]::new))) {
             exitCode = watch.exitCode().get(5, TimeUnit.MINUTES);
         } catch (Exception e) {

@@ -185,6 +185,11 @@ abstract class QueueClusterScenario {
         }), "spec.calibration", "calibration requires pinned: true");
         assertRefused(with(spec -> spec.setCalibration(calibration(10, 5, 6))), "spec.calibration.timeLimitSeconds",
             "must leave room for one warm-up and one recorded run");
+        assertRefused(with(spec -> {
+            io.queueenterprise.operator.api.CalibrationRequest neither = calibration(30, 1, 2);
+            neither.setRequest(null);   // atFirstStart defaults to false: nothing asked
+            spec.setCalibration(neither);
+        }), "spec.calibration", "calibration needs a request token");
         // OpenAPI, before CEL
         assertRefused(with(spec -> spec.setReplicas(0)), "spec.replicas", "should be greater than or equal to 1");
         assertRefused(with(spec -> spec.getQueues().get(0).setName("Orders_1")), "spec.queues[0].name", "should match");

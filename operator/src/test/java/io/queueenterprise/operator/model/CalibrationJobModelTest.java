@@ -101,4 +101,57 @@ class CalibrationJobModelTest {
         String longToken = "a".repeat(63);
         assertTrue(CalibrationJobModel.job(asking(longToken), SETTINGS).getMetadata().getName().length() <= 63);
     }
+
+    private static QueueCluster atFirstStart() {
+        QueueCluster cluster = TestClusters.threeReplicas();
+        CalibrationRequest request = new CalibrationRequest();
+        request.setAtFirstStart(true);
+        request.setTimeLimitSeconds(40);
+        request.setDurationSeconds(1);
+        request.setWarmupSeconds(1);
+        cluster.getSpec().setCalibration(request);
+        return cluster;
+    }
+
+    @Test
+    void atFirstStartAloneRunsNoJob() {
+        assertNull(CalibrationJobModel.job(atFirstStart(), SETTINGS), "measured in the replicas' own pods instead");
+    }
+
+    @Test
+    void atFirstStartEachReplicaPodCalibratesItsOwnCoresBeforeTheNodeStarts() {
+        QueueCluster cluster = atFirstStart();
+        PodSpec pod = new QueueClusterModel(cluster, SETTINGS).statefulSet().getSpec().getTemplate().getSpec();
+        assertEquals(1, pod.getInitContainers().size());
+        Container calibrate = pod.getInitContainers().get(0);
+        Container node = pod.getContainers().get(0);
+        assertEquals(CalibrationJobModel.CONTAINER, calibrate.getName());
+        assertEquals("bench:1", calibrate.getImage());
+        // the node's own resources, requests = limits: the static CPU manager grants the init container the pod's
+        // exclusive cores, which the node container then gets (the pod stays Guaranteed, its request unchanged)
+        assertEquals(node.getResources().getLimits(), calibrate.getResources().getLimits());
+        assertEquals(calibrate.getResources().getLimits(), calibrate.getResources().getRequests());
+        assertEquals(List.of("--time-limit", "40", "--duration", "1", "--warmup", "1", "--queue-dir", "/dev/shm",
+            "--output", "/dev/termination-log"), calibrate.getArgs());
+        assertEquals("/dev/termination-log", calibrate.getTerminationMessagePath());
+        assertEquals("File", calibrate.getTerminationMessagePolicy(), "the document, not a log tail");
+        assertTrue(calibrate.getSecurityContext().getReadOnlyRootFilesystem());
+        assertFalse(calibrate.getSecurityContext().getAllowPrivilegeEscalation());
+        assertEquals(List.of("ALL"), calibrate.getSecurityContext().getCapabilities().getDrop());
+        // its queues in a memory volume of its own (empty again after each run), never the node's data or /dev/shm
+        assertEquals(Map.of(CalibrationJobModel.FIRST_START_QUEUES_VOLUME, "/dev/shm", "tmp", "/tmp"),
+            calibrate.getVolumeMounts().stream().collect(java.util.stream.Collectors.toMap(m -> m.getName(), m -> m.getMountPath())));
+        var queues = pod.getVolumes().stream().filter(v -> v.getName().equals(CalibrationJobModel.FIRST_START_QUEUES_VOLUME))
+            .findFirst().orElseThrow();
+        assertEquals("Memory", queues.getEmptyDir().getMedium());
+    }
+
+    @Test
+    void withoutAtFirstStartTheReplicaPodHasNoInitContainer() {
+        for (QueueCluster cluster : List.of(TestClusters.threeReplicas(), asking("first"))) {
+            PodSpec pod = new QueueClusterModel(cluster, SETTINGS).statefulSet().getSpec().getTemplate().getSpec();
+            assertTrue(pod.getInitContainers().isEmpty(), "a Job's calibration never runs in a serving pod");
+            assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getName().equals(CalibrationJobModel.FIRST_START_QUEUES_VOLUME)));
+        }
+    }
 }

@@ -113,4 +113,43 @@ class CalibrationProgressTest {
         assertEquals("Unknown", CalibrationProgress.condition(running, 3).getStatus());
         assertEquals("NotRequested", CalibrationProgress.condition(null, 3).getReason());
     }
+
+    private static Pod replicaPod(String state, int exitCode, String message) {
+        var container = new io.fabric8.kubernetes.api.model.ContainerStatusBuilder().withName(CalibrationJobModel.CONTAINER);
+        if ("running".equals(state)) {
+            container.withNewState().withNewRunning().endRunning().endState();
+        } else {
+            container.withNewState().withNewTerminated().withExitCode(exitCode).withMessage(message).endTerminated().endState();
+        }
+        return new PodBuilder().withNewMetadata().withName("c-0").endMetadata()
+            .withNewStatus().withInitContainerStatuses(container.build()).endStatus().build();
+    }
+
+    @Test
+    void aReplicaPodsFirstStartCalibrationIsReadFromItsInitContainersTerminationMessage() throws Exception {
+        var figures = CalibrationProgress.firstStart(replicaPod("terminated", 0, example(true)));
+        assertEquals("ok", figures.getVerdict());
+        assertEquals(400_000L, figures.getPlainMessagesPerSecond());
+        assertEquals(150_000L, figures.getEncryptedMessagesPerSecond());
+        assertNull(CalibrationProgress.firstStart(replicaPod("running", 0, null)), "still measuring");
+        assertNull(CalibrationProgress.firstStart(replicaPod("terminated", 1, "boom")), "failed: the kubelet runs it again");
+        assertNull(CalibrationProgress.firstStart(new PodBuilder().withNewMetadata().withName("c-0").endMetadata()
+            .withNewStatus().endStatus().build()), "no init container: not asked");
+        assertNull(CalibrationProgress.firstStart(null));
+        var refused = org.junit.jupiter.api.Assertions.assertThrows(
+            io.queueenterprise.operator.failover.CalibrationReading.InvalidCalibrationException.class,
+            () -> CalibrationProgress.firstStart(replicaPod("terminated", 0, "{\"schema\":\"other/1\"}")));
+        assertTrue(refused.getMessage().contains("schema"), refused.getMessage());
+    }
+
+    @Test
+    void atFirstStartIsCalibratedOnceEveryReplicaMeasured() {
+        Condition partial = CalibrationProgress.firstStartCondition(2, 3, 4);
+        assertEquals("Unknown", partial.getStatus());
+        assertEquals("AwaitingReplicas", partial.getReason());
+        assertTrue(partial.getMessage().startsWith("2 of 3"), partial.getMessage());
+        Condition all = CalibrationProgress.firstStartCondition(3, 3, 4);
+        assertEquals("True", all.getStatus());
+        assertEquals("MeasuredAtFirstStart", all.getReason());
+    }
 }
