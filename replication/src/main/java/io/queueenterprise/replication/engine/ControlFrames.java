@@ -42,10 +42,11 @@ final class ControlFrames {
     }
 
     /** MACs the frame begun by {@link #session} under the session key and offers it. */
-    void sendSession(PeerLink p) {
+    /** @return whether the frame was offered to the publication (false: lost to back-pressure or no connection) */
+    boolean sendSession(PeerLink p) {
         int length = encoder.finish();
         p.sessionMac.sign(tx, 0, length);
-        offer(p, length);
+        return offer(p, length);
     }
 
     /** Begins a handshake frame (sequence 0) for session {@code sessionId}; finish with {@link #sendHandshake}. */
@@ -80,17 +81,21 @@ final class ControlFrames {
         offer(p, length);
     }
 
-    private void offer(PeerLink p, int length) {
+    private boolean offer(PeerLink p, int length) {
         if (p.publication == null) {
-            return; // no channel to this peer yet (its name does not resolve): as if lost
+            return false; // no channel to this peer yet (its name does not resolve): as if lost
         }
         for (int attempt = 0; attempt < OFFER_ATTEMPTS; attempt++) {
             long result = p.publication.offer(tx, 0, length);
-            if (result > 0 || result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
-                return;
+            if (result > 0) {
+                return true;
+            }
+            if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
+                return false;
             }
             driverInvoker.invoke();
             clientInvoker.invoke();
         }
+        return false;
     }
 }

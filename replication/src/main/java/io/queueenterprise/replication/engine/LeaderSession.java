@@ -71,7 +71,7 @@ final class LeaderSession {
                 resendChangedDescriptor(q);
             }
             for (PeerLink p : peers) {
-                if (p != null && p.established) {
+                if (p != null && p.established && descriptorDelivered(p, q)) {
                     work += ship(p, q);
                 }
             }
@@ -107,9 +107,26 @@ final class LeaderSession {
             if (p != null && p.established && f.streaming) {
                 // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
                 // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
-                sendDescriptor(p, q, Math.max(q.lastIndex, f.sentIndex), q.store.firstIndex());
+                f.descriptorOwed = true;
+                descriptorDelivered(p, q);
             }
         }
+    }
+
+    /**
+     * A changed descriptor owed to a streaming follower is offered before any more of the queue's DATA: a control
+     * frame lost to back-pressure must not let later excerpts reach the follower ahead of the descriptor they were
+     * written under (a follower promoted with excerpts and no descriptor could not serve the queue). DATA and
+     * DESCRIPTOR share the follower's publication, so once offered, the descriptor arrives first.
+     *
+     * @return whether this queue's DATA may be shipped to {@code p}
+     */
+    private boolean descriptorDelivered(PeerLink p, QueueReplica q) {
+        PeerLink.FollowerQueue f = p.progress[q.position];
+        if (f.descriptorOwed) {
+            f.descriptorOwed = !sendDescriptor(p, q, Math.max(q.lastIndex, f.sentIndex), q.store.firstIndex());
+        }
+        return !f.descriptorOwed;
     }
 
     /** The leader's own tail: finds what the library appended (last index, first-sighting times). */
@@ -319,11 +336,13 @@ final class LeaderSession {
             f.tailer = tailer;
             f.streaming = true;
             f.state = QueueStatus.State.CATCHING_UP;
+            f.descriptorOwed = false; // lost or not: a follower that gets no answer to its HELLO asks again, and takes no DATA meanwhile
             sendDescriptor(p, queue, shared, first);
         }
     }
 
-    private void sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
+    /** @return whether the frame was offered (false: lost; a follower that asked with HELLO asks again) */
+    private boolean sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
         byte[] descriptorBytes = q.store.descriptorBytes();
         q.sentDescriptor = descriptorBytes;
         List<TermHistory.Entry> entries = q.history.entries();
@@ -337,7 +356,7 @@ final class LeaderSession {
         } else {
             out.i32(descriptorBytes.length).bytes(descriptorBytes, 0, descriptorBytes.length);
         }
-        control.sendSession(p);
+        return control.sendSession(p);
     }
 
     void onAck(PeerLink p, AckBody ack) {

@@ -57,6 +57,8 @@ final class PeerLink {
     static final class FollowerQueue {
         ReplicaStore.RawTailer tailer;
         boolean streaming;
+        /** A changed descriptor not yet offered to this follower: no more of the queue's DATA until it is. */
+        boolean descriptorOwed;
         long durableIndex = -1;
         QueueStatus.State state = QueueStatus.State.STOPPED;
         /** A DATA frame built but refused by back-pressure: offered again before anything new is read. */
@@ -82,6 +84,7 @@ final class PeerLink {
                 tailer = null;
             }
             streaming = false;
+            descriptorOwed = false;
             pendingLength = 0;
             sentIndex = -1;
             quorumSent = -1;
