@@ -28,7 +28,7 @@ public final class ClientFrame {
     public static final int VERSION = 1;
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     public static final int HEADER_LENGTH = 24;
-    public static final int MAC_LENGTH = 16;
+    public static final int MAC_LENGTH = FrameTrailerMac.LENGTH;
     public static final int NONCE_LENGTH = 32;
     public static final int PROOF_LENGTH = 32;
     public static final int MAX_DESCRIPTOR = 64 * 1024;

@@ -1,27 +1,22 @@
 package io.queueenterprise.remote.wire;
 
-import io.queueenterprise.crypto.HmacSha256;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * HMAC-SHA256 (first 16 bytes) of a client frame under one key, through the allocation-free {@link HmacSha256} that
- * the replication peers' frames use too. One thread at a time.
+ * HMAC-SHA256 (first 16 bytes) of a client frame under one key: {@link FrameTrailerMac}, the mechanism the replication
+ * peers' frames use too, with the client frame's minimum length. One thread at a time.
  */
 public final class ClientFrameMac {
-    private final HmacSha256 mac;
-    private final byte[] result = new byte[HmacSha256.LENGTH];
-    private byte[] copy = new byte[2048];
+    private final FrameTrailerMac trailer;
 
     ClientFrameMac(byte[] key) {
-        mac = new HmacSha256(key);
-        java.util.Arrays.fill(key, (byte) 0);
+        trailer = new FrameTrailerMac(key);
     }
 
     /** Fills the MAC trailer of the frame {@code buffer[offset, offset + length)}. */
     public void sign(MutableDirectBuffer buffer, int offset, int length) {
-        compute(buffer, offset, length - ClientFrame.MAC_LENGTH);
-        buffer.putBytes(offset + length - ClientFrame.MAC_LENGTH, result, 0, ClientFrame.MAC_LENGTH);
+        trailer.sign(buffer, offset, length);
     }
 
     /** Whether the wrapped frame's trailer is the MAC of the rest (constant time). */
@@ -30,30 +25,6 @@ public final class ClientFrameMac {
     }
 
     public boolean verify(DirectBuffer buffer, int offset, int length) {
-        if (length < ClientFrame.HEADER_LENGTH + ClientFrame.MAC_LENGTH) {
-            return false;
-        }
-        compute(buffer, offset, length - ClientFrame.MAC_LENGTH);
-        int at = offset + length - ClientFrame.MAC_LENGTH;
-        int diff = 0;
-        for (int i = 0; i < ClientFrame.MAC_LENGTH; i++) {
-            diff |= result[i] ^ buffer.getByte(at + i);
-        }
-        return diff == 0;
-    }
-
-    private void compute(DirectBuffer buffer, int offset, int length) {
-        mac.start();
-        byte[] backing = buffer.byteArray();
-        if (backing != null) {
-            mac.update(backing, (int) (buffer.addressOffset() - org.agrona.BufferUtil.ARRAY_BASE_OFFSET) + offset, length);
-        } else {
-            if (copy.length < length) {
-                copy = new byte[Math.max(length, copy.length * 2)];
-            }
-            buffer.getBytes(offset, copy, 0, length);
-            mac.update(copy, 0, length);
-        }
-        mac.finish(result, 0);
+        return length >= ClientFrame.HEADER_LENGTH + ClientFrame.MAC_LENGTH && trailer.verify(buffer, offset, length);
     }
 }

@@ -1,8 +1,7 @@
 package io.queueenterprise.replication.session;
 
-import io.queueenterprise.crypto.HmacSha256;
+import io.queueenterprise.remote.wire.FrameTrailerMac;
 import io.queueenterprise.replication.wire.Frame;
-import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import javax.crypto.Mac;
@@ -33,47 +32,22 @@ public final class SessionCrypto {
     private SessionCrypto() {
     }
 
-    /** A frame MAC under one key: reusable, for one thread, allocation-free. */
+    /** A frame MAC under one key: reusable, for one thread, allocation-free ({@link FrameTrailerMac}). */
     public static final class FrameMac {
-        private final HmacSha256 mac;
-        private final byte[] scratch = new byte[32];
-        private byte[] array = new byte[2048];
+        private final FrameTrailerMac trailer;
 
         private FrameMac(byte[] key) {
-            mac = new HmacSha256(key);
+            trailer = new FrameTrailerMac(key);
         }
 
         /** Fills the MAC trailer of the frame {@code [offset, offset + length)}. */
         public void sign(MutableDirectBuffer buffer, int offset, int length) {
-            compute(buffer, offset, length - Frame.MAC_LENGTH);
-            buffer.putBytes(offset + length - Frame.MAC_LENGTH, scratch, 0, Frame.MAC_LENGTH);
+            trailer.sign(buffer, offset, length);
         }
 
         /** Whether the frame's trailer is the MAC of the rest, compared in constant time. */
         public boolean verify(Frame frame) {
-            compute(frame.buffer(), frame.offset(), frame.length() - Frame.MAC_LENGTH);
-            int diff = 0;
-            DirectBuffer b = frame.buffer();
-            int at = frame.macOffset();
-            for (int i = 0; i < Frame.MAC_LENGTH; i++) {
-                diff |= scratch[i] ^ b.getByte(at + i);
-            }
-            return diff == 0;
-        }
-
-        private void compute(DirectBuffer buffer, int offset, int length) {
-            mac.start();
-            byte[] backing = buffer.byteArray();
-            if (backing != null) {
-                mac.update(backing, (int) (buffer.addressOffset() - org.agrona.BufferUtil.ARRAY_BASE_OFFSET) + offset, length);
-            } else {
-                if (array.length < length) {
-                    array = new byte[Math.max(length, array.length * 2)];
-                }
-                buffer.getBytes(offset, array, 0, length);
-                mac.update(array, 0, length);
-            }
-            mac.finish(scratch, 0);
+            return trailer.verify(frame.buffer(), frame.offset(), frame.length());
         }
     }
 
