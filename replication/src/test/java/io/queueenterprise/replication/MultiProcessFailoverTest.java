@@ -45,18 +45,7 @@ class MultiProcessFailoverTest {
 
     @Test
     void inQuorumModeNoAcknowledgedExcerptIsLostAndNoIndexDiffersBetweenReplicas() throws Exception {
-        long baseSeed = Long.getLong("qe.failover.seed", System.nanoTime());
-        int trials = Integer.getInteger("qe.failover.trials", 5);
-        for (int t = 0; t < trials; t++) {
-            long seed = baseSeed + t;
-            try {
-                trial(seed, tmp.resolve("trial-" + t), Path.of("target", "failover-logs", Long.toString(seed)));
-            } catch (Throwable e) {
-                // the cause's message goes into the first line: CI shows only that line
-                throw new AssertionError("trial " + t + " failed: " + e + " (node logs in target/failover-logs/" + seed + "); replay with -Dqe.failover.seed=" + seed
-                        + " -Dqe.failover.trials=1 (base seed " + baseSeed + ")", e);
-            }
-        }
+        SeededTrials.run("qe.failover", 5, tmp, "failover-logs", this::trial);
     }
 
     private void trial(long seed, Path root, Path logs) throws Exception {

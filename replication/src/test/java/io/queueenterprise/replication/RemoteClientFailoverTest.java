@@ -45,17 +45,7 @@ class RemoteClientFailoverTest {
 
     @Test
     void everyAcknowledgedMessageIsPresentExactlyOnceInTheClientsOrderAcrossLeaderKills() throws Exception {
-        long baseSeed = Long.getLong("qe.remote.failover.seed", System.nanoTime());
-        int trials = Integer.getInteger("qe.remote.failover.trials", 2);
-        for (int t = 0; t < trials; t++) {
-            long seed = baseSeed + t;
-            try {
-                trial(seed, tmp.resolve("trial-" + t), Path.of("target", "remote-failover-logs", Long.toString(seed)));
-            } catch (Throwable e) {
-                throw new AssertionError("trial " + t + " failed (node logs in target/remote-failover-logs/" + seed
-                        + "); replay with -Dqe.remote.failover.seed=" + seed + " -Dqe.remote.failover.trials=1", e);
-            }
-        }
+        SeededTrials.run("qe.remote.failover", 2, tmp, "remote-failover-logs", this::trial);
     }
 
     private void trial(long seed, Path root, Path logs) throws Exception {

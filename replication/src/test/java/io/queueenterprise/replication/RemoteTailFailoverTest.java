@@ -37,17 +37,7 @@ class RemoteTailFailoverTest {
 
     @Test
     void aTailerWhoseReplicaIsKilledResumesOnAnotherWithNoGapAndNoDuplicate() throws Exception {
-        long baseSeed = Long.getLong("qe.remote.tail.seed", System.nanoTime());
-        int trials = Integer.getInteger("qe.remote.tail.trials", 2);
-        for (int t = 0; t < trials; t++) {
-            long seed = baseSeed + t;
-            try {
-                killTrial(seed, tmp.resolve("trial-" + t), Path.of("target", "remote-tail-logs", Long.toString(seed)));
-            } catch (Throwable e) {
-                throw new AssertionError("trial " + t + " failed (node logs in target/remote-tail-logs/" + seed
-                        + "); replay with -Dqe.remote.tail.seed=" + seed + " -Dqe.remote.tail.trials=1", e);
-            }
-        }
+        SeededTrials.run("qe.remote.tail", 2, tmp, "remote-tail-logs", this::killTrial);
     }
 
     private void killTrial(long seed, Path root, Path logs) throws Exception {
