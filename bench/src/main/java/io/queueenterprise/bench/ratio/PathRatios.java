@@ -45,9 +45,28 @@ public final class PathRatios {
         TARGETS.put("library-ctr-poly1305", new double[]{0.6, 0.5});
     }
 
+    /** How a subject is opened: in a queue folder of its own (created here), for one excerpt size and key ring. */
+    private interface Opener {
+        ExcerptPath open(Path folder, int size, KeyRing ring) throws IOException;
+    }
+
+    /** Every subject by name, in the order of the table. */
+    private static final Map<String, Opener> OPENERS = new LinkedHashMap<>();
+
+    static {
+        OPENERS.put("chronicle-raw", (dir, size, ring) -> new ExcerptPath.ChronicleRaw(Files.createDirectory(dir), size, false));
+        OPENERS.put("chronicle-raw-heap", (dir, size, ring) -> new ExcerptPath.ChronicleRaw(Files.createDirectory(dir), size, true));
+        OPENERS.put("chronicle-raw-document", (dir, size, ring) -> new ExcerptPath.ChronicleRawDocument(Files.createDirectory(dir), size));
+        OPENERS.put("library-plain", (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, null));
+        OPENERS.put("library-ctr", (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR));
+        OPENERS.put("library-ctr-poly1305",
+                (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
+        OPENERS.put("seal+open-ctr", (dir, size, ring) -> new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR));
+        OPENERS.put("seal+open-ctr-poly1305", (dir, size, ring) -> new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR_POLY1305));
+    }
+
     /** Every subject, in the order of the table. */
-    public static final List<String> SUBJECTS = List.of("chronicle-raw", "chronicle-raw-heap", "chronicle-raw-document",
-            "library-plain", "library-ctr", "library-ctr-poly1305", "seal+open-ctr", "seal+open-ctr-poly1305");
+    public static final List<String> SUBJECTS = List.copyOf(OPENERS.keySet());
 
     private final int size;
     private final int slice;
@@ -112,35 +131,13 @@ public final class PathRatios {
         Arrays.fill(material, (byte) 0);
         List<ExcerptPath> paths = new ArrayList<>();
         try {
-            paths.add(new ExcerptPath.ChronicleRaw(Files.createDirectory(root.resolve("raw")), size, false));
-            paths.add(new ExcerptPath.ChronicleRaw(Files.createDirectory(root.resolve("raw-heap")), size, true));
-            paths.add(new ExcerptPath.ChronicleRawDocument(Files.createDirectory(root.resolve("raw-document")), size));
-            paths.add(new ExcerptPath.Library(Files.createDirectory(root.resolve("plain")), size, ring, null));
-            paths.add(new ExcerptPath.Library(Files.createDirectory(root.resolve("ctr")), size, ring, CipherMode.AES_128_CTR));
-            paths.add(new ExcerptPath.Library(Files.createDirectory(root.resolve("auth")), size, ring, CipherMode.AES_128_CTR_POLY1305));
-            paths.add(new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR));
-            paths.add(new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR_POLY1305));
-            if (only != null) {
-                List<ExcerptPath> kept = new ArrayList<>();
-                for (ExcerptPath p : paths) {
-                    if (p.name.equals(only)) {
-                        kept.add(p);
-                    }
+            for (Map.Entry<String, Opener> subject : OPENERS.entrySet()) {
+                if (only == null || only.equals(subject.getKey())) {
+                    paths.add(subject.getValue().open(root.resolve(subject.getKey()), size, ring));
                 }
-                if (kept.isEmpty()) {
-                    List<String> names = new ArrayList<>();
-                    paths.forEach(p -> names.add(p.name));
-                    throw new IllegalArgumentException("no subject named '" + only + "'; the subjects are " + names);
-                }
-                paths.removeAll(kept);
-                paths.forEach(ExcerptPath::close);
-                paths.clear();
-                paths.addAll(kept);
             }
-            for (ExcerptPath p : paths) {
-                if (!SUBJECTS.contains(p.name)) {
-                    throw new IllegalStateException("subject " + p.name + " is missing from SUBJECTS");
-                }
+            if (paths.isEmpty()) {
+                throw new IllegalArgumentException("no subject named '" + only + "'; the subjects are " + SUBJECTS);
             }
             int n = paths.size();
             double[][] ns = new double[n][rounds];
