@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,7 +28,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -46,7 +44,6 @@ import io.queueenterprise.operator.api.ReplicaStatus;
 import io.queueenterprise.operator.api.RollCycle;
 import io.queueenterprise.operator.api.StorageSpec;
 import io.queueenterprise.operator.model.CalibrationJobModel;
-import io.queueenterprise.operator.model.ClusterNames;
 import io.queueenterprise.operator.model.OperatorSettings;
 
 /**
@@ -60,7 +57,6 @@ import io.queueenterprise.operator.model.OperatorSettings;
  */
 @KubernetesTestbed
 class CalibrationAtFirstStartIT {
-    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
     private static final String CLUSTER = "measured";
     private static final String REPLICA = CLUSTER + "-0";
 
@@ -74,22 +70,16 @@ class CalibrationAtFirstStartIT {
 
     @Test
     void theReplicaMeasuresItsOwnCoreBeforeTheNodeStartsAndTheOperatorPublishesIt() throws Exception {
-        String benchImage = testbed.importImage("bench", Path.of(System.getProperty("qe.kubernetes.bench-image.app-dir")),
-            System.getProperty("qe.kubernetes.image.tag"));
+        String benchImage = CalibrationTestbed.importBenchImage(testbed);
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String namespace = "first-start-" + suffix;
         String storageClass = "qe-it-first-start-" + suffix;
         Path volume = createLocalVolume(storageClass);
-        installCrd();
-        client.nodes().withName(testbed.nodeName()).edit(node -> {
-            node.getMetadata().getLabels().put(ClusterNames.TUNED_NODE_LABEL, ClusterNames.TUNED_NODE_VALUE);
-            return node;
-        });
+        CalibrationTestbed.installCrd(client);
+        CalibrationTestbed.labelTuned(client, testbed, true);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         PrometheusRegistry registry = new PrometheusRegistry();
-        OperatorSettings settings = new OperatorSettings(testbed.nodeImage(), "Never", OperatorSettings.DEFAULT_NODE_ARGUMENTS,
-            "cluster.local", "queue-enterprise-system", Map.of("app.kubernetes.io/name", "queue-enterprise-operator"))
-            .withCalibrationImage(benchImage);
+        OperatorSettings settings = CalibrationTestbed.operatorSettings(testbed, benchImage);
         try (QueueEnterpriseOperator operator = new QueueEnterpriseOperator(client, settings, Set.of(namespace), null, registry);
              HTTPServer metrics = HTTPServer.builder().hostname("127.0.0.1").port(0).registry(registry).buildAndStart()) {
             operator.start();
@@ -139,12 +129,8 @@ class CalibrationAtFirstStartIT {
             client.namespaces().withName(namespace).delete();
             client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 3, TimeUnit.MINUTES);
             client.persistentVolumes().withName(storageClass).delete();
-            client.nodes().withName(testbed.nodeName()).edit(node -> {
-                node.getMetadata().getLabels().remove(ClusterNames.TUNED_NODE_LABEL);
-                return node;
-            });
-            client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
-            client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
+            CalibrationTestbed.labelTuned(client, testbed, false);
+            CalibrationTestbed.removeCrd(client);
             try (Stream<Path> files = Files.walk(volume)) {
                 for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(file);
@@ -177,16 +163,6 @@ class CalibrationAtFirstStartIT {
         throw new AssertionError("no calibrated, leading replica within 8 min; status: "
             + (cluster == null ? null : client.getKubernetesSerialization().asJson(cluster.getStatus()))
             + "\npod: " + (pod == null ? null : pod.getStatus()) + "\n--- calibrate's log (tail) ---\n" + log);
-    }
-
-    private void installCrd() throws Exception {
-        try (InputStream crd = Files.newInputStream(Path.of(System.getProperty("qe.crd.file")))) {
-            CustomResourceDefinition definition = client.apiextensions().v1().customResourceDefinitions().load(crd).item();
-            client.resource(definition).forceConflicts().serverSideApply();
-        }
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
-            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
-            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
     }
 
     /** The test bed has no volume provisioner: one local PersistentVolume (named as its storage class) for the claim. */

@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -58,7 +54,6 @@ import io.queueenterprise.operator.model.OperatorSettings;
  */
 @KubernetesTestbed
 class CalibrationJobIT {
-    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
 
     private final Testbed testbed;
     private final KubernetesClient client;
@@ -70,19 +65,13 @@ class CalibrationJobIT {
 
     @Test
     void theJobRunsCalibrateOnTheGrantedCoreAndTheOperatorPublishesItsFigures() throws Exception {
-        String benchImage = testbed.importImage("bench", Path.of(System.getProperty("qe.kubernetes.bench-image.app-dir")),
-            System.getProperty("qe.kubernetes.image.tag"));
+        String benchImage = CalibrationTestbed.importBenchImage(testbed);
         String namespace = "calibration-" + UUID.randomUUID().toString().substring(0, 8);
-        installCrd();
-        client.nodes().withName(testbed.nodeName()).edit(node -> {
-            node.getMetadata().getLabels().put(ClusterNames.TUNED_NODE_LABEL, ClusterNames.TUNED_NODE_VALUE);
-            return node;
-        });
+        CalibrationTestbed.installCrd(client);
+        CalibrationTestbed.labelTuned(client, testbed, true);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         PrometheusRegistry registry = new PrometheusRegistry();
-        OperatorSettings settings = new OperatorSettings(testbed.nodeImage(), "Never", OperatorSettings.DEFAULT_NODE_ARGUMENTS,
-            "cluster.local", "queue-enterprise-system", Map.of("app.kubernetes.io/name", "queue-enterprise-operator"))
-            .withCalibrationImage(benchImage);
+        OperatorSettings settings = CalibrationTestbed.operatorSettings(testbed, benchImage);
         try (QueueEnterpriseOperator operator = new QueueEnterpriseOperator(client, settings, Set.of(namespace), null, registry);
              HTTPServer metrics = HTTPServer.builder().hostname("127.0.0.1").port(0).registry(registry).buildAndStart()) {
             operator.start();
@@ -134,28 +123,13 @@ class CalibrationJobIT {
         } finally {
             client.namespaces().withName(namespace).delete();
             client.namespaces().withName(namespace).waitUntilCondition(java.util.Objects::isNull, 3, TimeUnit.MINUTES);
-            client.nodes().withName(testbed.nodeName()).edit(node -> {
-                node.getMetadata().getLabels().remove(ClusterNames.TUNED_NODE_LABEL);
-                return node;
-            });
-            client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
-            client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME)
-                .waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+            CalibrationTestbed.labelTuned(client, testbed, false);
+            CalibrationTestbed.removeCrd(client);
         }
     }
 
     private Pod pod(String namespace, String jobName) {
         return client.pods().inNamespace(namespace).withLabel("job-name", jobName).list().getItems().get(0);
-    }
-
-    private void installCrd() throws Exception {
-        try (InputStream crd = Files.newInputStream(Path.of(System.getProperty("qe.crd.file")))) {
-            CustomResourceDefinition definition = client.apiextensions().v1().customResourceDefinitions().load(crd).item();
-            client.resource(definition).forceConflicts().serverSideApply();
-        }
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
-            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
-            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
     }
 
     /** One pinned replica whose claim no volume can bind (it stays Pending: the core is the Job's) asking for calibration. */
