@@ -44,6 +44,11 @@ final class NonceKeystream {
     private int hits;
     private int batchTarget = 4;
 
+    /** What {@link #counters} holds besides the sequences: the epoch and block counters of this many blocks. */
+    private long layoutEpoch;
+    private int layoutPerNonce;
+    private int layoutBlocks;
+
     /** The located nonce: offset of its first block in {@link #keystream}. */
     private int located;
 
@@ -81,16 +86,28 @@ final class NonceKeystream {
         // Never past sequence 2^32 - 1: the writer takes a new epoch there.
         long left = (1L << 32) - Integer.toUnsignedLong(sequence);
         int count = (int) Math.min(Math.min(batchTarget, MAX_BATCH_BLOCKS / per), left);
-        int pos = 0;
-        for (int n = 0; n < count; n++) {
+        int blocks = count * per;
+        if (epoch != layoutEpoch || per != layoutPerNonce) {
+            layoutEpoch = epoch;
+            layoutPerNonce = per;
+            layoutBlocks = 0;
+        }
+        if (blocks > layoutBlocks) {
+            // The epoch and block-counter fields depend only on (epoch, blocks per nonce): written once per layout.
+            for (int pos = layoutBlocks * 16, b = layoutBlocks % per; pos < blocks * 16; pos += 16) {
+                LONG_BE.set(counters, pos, epoch);
+                INT_BE.set(counters, pos + 12, oneTimeKeys ? b : b + FIRST_DATA_COUNTER);
+                b = b + 1 == per ? 0 : b + 1;
+            }
+            layoutBlocks = blocks;
+        }
+        for (int n = 0, pos = 8; n < count; n++) {
             int seq = sequence + n;
             for (int b = 0; b < per; b++, pos += 16) {
-                LONG_BE.set(counters, pos, epoch);
-                INT_BE.set(counters, pos + 8, seq);
-                INT_BE.set(counters, pos + 12, oneTimeKeys ? b : b + FIRST_DATA_COUNTER);
+                INT_BE.set(counters, pos, seq);
             }
         }
-        aes.encryptBlocks(counters, 0, keystream, 0, count * per);
+        aes.encryptBlocks(counters, 0, keystream, 0, blocks);
         batchKey = aes;
         batchEpoch = epoch;
         batchFirstSequence = sequence;

@@ -166,12 +166,16 @@ class KnownAnswerTest {
         }
     }
 
-    /** The incremental form (full blocks, then padded remainder and lengths) equals textbook Poly1305 of the padded message. */
+    /**
+     * The incremental form (full blocks, then padded remainder and lengths) equals textbook Poly1305 of the padded
+     * message: both ways of reading the partial block, in place with random bytes after it (as an envelope's tag
+     * follows its ciphertext: they must be masked off) and copied at the very end of the array.
+     */
     @Test
     void incrementalPaddedFormEqualsTextbookOverTheRfc8439Layout() {
         Random rnd = new Random(11);
         Poly1305 mac = new Poly1305();
-        for (int t = 0; t < 2000; t++) {
+        for (int t = 0; t < 4000; t++) {
             byte[] key = new byte[32];
             rnd.nextBytes(key);
             byte[] header = new byte[16];
@@ -179,27 +183,35 @@ class KnownAnswerTest {
             byte[] ct = new byte[rnd.nextInt(300)];
             rnd.nextBytes(ct);
             long index = rnd.nextLong();
-            absorbEnvelope(mac, key, header, ct, index);
+            byte[] env = envelope(header, ct, t % 2 == 0 ? 16 : 0, rnd);
+            absorbEnvelope(mac, key, env, ct.length, index);
             byte[] tag = new byte[16];
             mac.finish(tag, 0);
-            assertArrayEquals(bouncyCastlePoly1305(key, TestSupport.macInput(header, ct, index)), tag);
-            absorbEnvelope(mac, key, header, ct, index);
+            assertArrayEquals(bouncyCastlePoly1305(key, TestSupport.macInput(header, ct, index)), tag,
+                    "ciphertext length " + ct.length + ", bytes after it " + (env.length - 16 - ct.length));
+            absorbEnvelope(mac, key, env, ct.length, index);
             assertTrue(mac.verify(tag, 0));
             tag[rnd.nextInt(16)] ^= (byte) (1 << rnd.nextInt(8));
-            absorbEnvelope(mac, key, header, ct, index);
+            absorbEnvelope(mac, key, env, ct.length, index);
             assertFalse(mac.verify(tag, 0));
         }
     }
 
-    /** What the sealer and opener do, on a header and a ciphertext laid out as in an envelope. */
-    private static void absorbEnvelope(Poly1305 mac, byte[] key, byte[] header, byte[] ct, long index) {
-        byte[] env = new byte[16 + ct.length];
+    /** Header and ciphertext laid out as in an envelope, then {@code after} random bytes (where a tag would be). */
+    private static byte[] envelope(byte[] header, byte[] ct, int after, Random rnd) {
+        byte[] env = new byte[16 + ct.length + after];
+        rnd.nextBytes(env);
         System.arraycopy(header, 0, env, 0, 16);
         System.arraycopy(ct, 0, env, 16, ct.length);
-        int whole = ct.length & ~15;
+        return env;
+    }
+
+    /** What the sealer and opener do, on an envelope. */
+    private static void absorbEnvelope(Poly1305 mac, byte[] key, byte[] env, int ctLength, long index) {
+        int whole = ctLength & ~15;
         mac.init(key, 0);
         mac.absorbFull(env, 16, whole);
-        mac.absorbTail(env, 16 + whole, ct.length - whole, index, Envelope.lengthWord(env, 0, ct.length));
+        mac.absorbTail(env, 16 + whole, ctLength - whole, index, Envelope.lengthWord(env, 0, ctLength));
     }
 
     /** Worst cases for carries: all-ones messages and r at its clamped maximum, against the BigInteger reference. */

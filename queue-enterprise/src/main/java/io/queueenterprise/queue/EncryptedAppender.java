@@ -103,7 +103,7 @@ final class EncryptedAppender implements QueueAppender {
                 directStaging = Bytes.allocateElasticDirect(Math.max(1024, envelopeLength));
             }
             directStaging.clear();
-            directStaging.write(envelope, 0, envelopeLength);
+            HeapToNative.append(directStaging, envelope, 0, envelopeLength);
             appender.writeBytes(directStaging);
             return appender.lastIndexAppended();
         }
@@ -119,7 +119,7 @@ final class EncryptedAppender implements QueueAppender {
             // The index is fixed once Chronicle's write lock is held: it is bound into the tag.
             index = dc.index();
             sealer.completeSeal(index);
-            dc.wire().bytes().write(envelope, 0, envelopeLength);
+            HeapToNative.append(dc.wire().bytes(), envelope, 0, envelopeLength);
         } catch (RuntimeException | Error e) {
             sealer.abandonSeal();
             dc.rollbackOnClose();

@@ -63,7 +63,7 @@ final class EncryptedTailer extends AbstractTailer {
     @Override
     protected void copyTo(Bytes<?> dst, int length) {
         opener.decryptTo(staging, HEADER);
-        dst.write(staging, HEADER, length);
+        HeapToNative.append(dst, staging, HEADER, length);
     }
 
     @Override
