@@ -1,5 +1,8 @@
 package io.queueenterprise.crypto;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -8,11 +11,15 @@ import java.util.function.Supplier;
  * Opens envelopes. One per reader thread: NOT thread-safe. Zero allocation in steady state: derived keys are
  * cached per key id (allocation only the first time a key id is seen, or after the ring changed).
  *
- * <p>Two steps, so that what is checked is exactly what is decrypted: {@link #verify} checks the header and,
- * in the authenticated mode, the tag over the caller's private copy of the envelope; {@link #decryptTo} then
- * decrypts that same copy into the destination. Nothing is decrypted before the tag is checked, so a failed
- * open never writes plaintext anywhere. Callers copy the envelope out of shared (mapped) memory first: checking
- * mapped bytes and decrypting them again would let another process change them in between.
+ * <p>Two ways, each making what is checked exactly what is decrypted:
+ * <ul>
+ *   <li>{@link #openFromMemory}, for an envelope in shared (mapped) memory: ONE pass reads each byte once,
+ *   authenticates it and decrypts it into the caller's array, then compares the tag; on failure the plaintext
+ *   range of the caller's array is zeroed before the exception leaves. The queue library's tailer uses it.</li>
+ *   <li>{@link #verify} then {@link #decryptTo}, for an envelope in the caller's private array: the header and tag
+ *   are checked first and nothing is decrypted before, so a failed open writes nothing anywhere.</li>
+ * </ul>
+ * Never check mapped bytes and then decrypt them again: another process could change them in between.
  *
  * <p>The opener is pinned to the queue's {@link CipherMode}: an envelope carrying the other mode is refused
  * ({@link EnvelopeException.Reason#MODE_MISMATCH}); keys are also derived per mode, so a relabelled envelope
@@ -27,6 +34,7 @@ import java.util.function.Supplier;
  * without an exception. The library checks key fingerprints against the queue descriptor to catch a wrong key.
  */
 public final class ExcerptOpener {
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final QueueIdentity queue;
     private final Supplier<KeyRing> keyRing;
     private final CipherMode mode;
@@ -35,6 +43,9 @@ public final class ExcerptOpener {
     private boolean destroyed;
     private final Poly1305 mac;
     private final WriterSequences writerOrder = new WriterSequences();
+    /** {@link #openFromMemory}'s private copies: the header, then the last partial block and the tag. */
+    private final byte[] header = new byte[Envelope.HEADER_LENGTH];
+    private final byte[] partial = new byte[16];
 
     private KeyRing cachedRing;
     private KeyContext[] cache = new KeyContext[4];
@@ -137,6 +148,86 @@ public final class ExcerptOpener {
         if (mac != null && !verifiedIndexBound) {
             writerOrder.take(verifiedEpoch, verifiedSequence);
         }
+    }
+
+    /**
+     * Opens the envelope at native {@code address} ({@code envelopeLength} bytes: an excerpt in a mapped queue file)
+     * into {@code dst[dstOff ..]} in ONE pass: every byte of that memory is read once. The header is copied and
+     * checked first; each ciphertext word then goes to the authenticator and, XOR the keystream, into {@code dst};
+     * the tag is compared last. Another process rewriting the memory meanwhile cannot make what was authenticated
+     * differ from what was decrypted. On any failure after the first plaintext byte was written, the plaintext
+     * length of {@code dst} is zeroed before the exception leaves.
+     *
+     * <p>The caller guarantees that the range is readable native memory that stays mapped during the call.
+     *
+     * @return the plaintext length
+     * @throws EnvelopeException as {@link #verify}
+     */
+    public int openFromMemory(long index, long address, int envelopeLength, byte[] dst, int dstOff) {
+        if (destroyed) {
+            throw new IllegalStateException("opener used after destroy()");
+        }
+        verifiedBuffer = null;
+        if (envelopeLength < Envelope.HEADER_LENGTH) {
+            throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, EnvelopeException.UNKNOWN_KEY_ID);
+        }
+        byte[] h = header;
+        LONG_LE.set(h, 0, NativeMemory.getLongLE(address));
+        LONG_LE.set(h, 8, NativeMemory.getLongLE(address + 8));
+        CipherMode m = Envelope.checkHeader(h, 0, envelopeLength, index);
+        int keyId = Envelope.keyId(h, 0);
+        if (m != mode) {
+            throw new EnvelopeException(EnvelopeException.Reason.MODE_MISMATCH, index, keyId);
+        }
+        int plainLen = envelopeLength - m.overhead();
+        if (plainLen < 0) {
+            throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, keyId);
+        }
+        Objects.checkFromIndexSize(dstOff, plainLen, dst.length);
+        KeyContext k = context(keyId);
+        if (k == null) {
+            throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_KEY_ID, index, keyId);
+        }
+        long epoch = Envelope.epoch(h, 0);
+        int sequence = Envelope.sequence(h, 0);
+        boolean indexBound = Envelope.indexBound(h, 0);
+        keystream.locate(k.aes, epoch, sequence, plainLen);
+        if (mac != null) {
+            mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
+        }
+        long payload = address + Envelope.PAYLOAD_OFFSET;
+        int whole = plainLen & ~15;
+        keystream.xorFromMemory(k.aes, epoch, sequence, payload, dst, dstOff, whole, mac);
+        int rest = plainLen - whole;
+        byte[] p = partial; // ciphertext and tag only: nothing here needs wiping
+        if (rest != 0) {
+            long at = payload + whole;
+            int i = 0;
+            if (rest >= 8) {
+                LONG_LE.set(p, 0, NativeMemory.getLongLE(at));
+                i = 8;
+            }
+            for (; i < rest; i++) {
+                p[i] = NativeMemory.getByte(at + i);
+            }
+            keystream.xor(k.aes, epoch, sequence, whole, p, 0, dst, dstOff + whole, rest);
+        }
+        if (mac != null) {
+            mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
+            LONG_LE.set(p, 0, NativeMemory.getLongLE(payload + plainLen));
+            LONG_LE.set(p, 8, NativeMemory.getLongLE(payload + plainLen + 8));
+            EnvelopeException.Reason refused = !mac.verify(p, 0) ? EnvelopeException.Reason.AUTHENTICATION_FAILED
+                    : !indexBound && !writerOrder.isNext(epoch, sequence) ? EnvelopeException.Reason.REPLAYED_OR_REORDERED
+                    : null;
+            if (refused != null) {
+                Arrays.fill(dst, dstOff, dstOff + plainLen, (byte) 0);
+                throw new EnvelopeException(refused, index, keyId);
+            }
+            if (!indexBound) {
+                writerOrder.take(epoch, sequence);
+            }
+        }
+        return plainLen;
     }
 
     /**

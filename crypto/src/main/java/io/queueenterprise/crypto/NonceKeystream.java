@@ -28,6 +28,7 @@ final class NonceKeystream {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG_NATIVE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final boolean oneTimeKeys;
     private final int keyBlocks;
@@ -48,6 +49,10 @@ final class NonceKeystream {
     private long layoutEpoch;
     private int layoutPerNonce;
     private int layoutBlocks;
+
+    /** Where {@link #segment(AesBlockFunction, long, int, int, int)} left the keystream it made available. */
+    private byte[] segment;
+    private int segmentOffset;
 
     /** The located nonce: offset of its first block in {@link #keystream}. */
     private int located;
@@ -129,23 +134,69 @@ final class NonceKeystream {
      * and {@code dst} may be the same region (in place) but must not otherwise overlap.
      */
     void xor(AesBlockFunction aes, long epoch, int sequence, byte[] src, int srcOff, byte[] dst, int dstOff, int len) {
-        int precomputed = (blocksPerNonce - keyBlocks) * 16;
-        int first = Math.min(len, precomputed);
-        xor(keystream, located + keyBlocks * 16, src, srcOff, dst, dstOff, first);
-        int done = first;
-        int counter = FIRST_DATA_COUNTER + (done >>> 4);
-        while (done < len) {
-            int n = Math.min(len - done, overflow.length);
-            int blocks = (n + 15) >>> 4;
-            for (int b = 0, pos = 0; b < blocks; b++, pos += 16, counter++) {
-                LONG_BE.set(overflowCounters, pos, epoch);
-                INT_BE.set(overflowCounters, pos + 8, sequence);
-                INT_BE.set(overflowCounters, pos + 12, counter);
-            }
-            aes.encryptBlocks(overflowCounters, 0, overflow, 0, blocks);
-            xor(overflow, 0, src, srcOff + done, dst, dstOff + done, n);
+        xor(aes, epoch, sequence, 0, src, srcOff, dst, dstOff, len);
+    }
+
+    /** As {@link #xor}, for data bytes {@code [from, from + len)} of the excerpt; {@code from} a multiple of 16. */
+    void xor(AesBlockFunction aes, long epoch, int sequence, int from, byte[] src, int srcOff, byte[] dst, int dstOff,
+             int len) {
+        for (int done = 0; done < len; ) {
+            int n = segment(aes, epoch, sequence, from + done, len - done);
+            xor(segment, segmentOffset, src, srcOff + done, dst, dstOff + done, n);
             done += n;
         }
+    }
+
+    /**
+     * The one pass of {@link ExcerptOpener#openFromMemory}: reads the ciphertext words at native {@code src} once
+     * each, gives each 16-byte block to {@code mac} (when not null), and writes it XOR the keystream to
+     * {@code dst}. {@code len} is a multiple of 16: whole blocks only.
+     */
+    void xorFromMemory(AesBlockFunction aes, long epoch, int sequence, long src, byte[] dst, int dstOff, int len,
+                       Poly1305 mac) {
+        for (int done = 0; done < len; ) {
+            int n = segment(aes, epoch, sequence, done, len - done);
+            byte[] ks = segment;
+            int k = segmentOffset;
+            long s = src + done;
+            int d = dstOff + done;
+            for (int i = 0; i < n; i += 16) {
+                long c0 = NativeMemory.getLongLE(s + i);
+                long c1 = NativeMemory.getLongLE(s + i + 8);
+                if (mac != null) {
+                    mac.absorbBlock(c0, c1);
+                }
+                LONG_LE.set(dst, d + i, c0 ^ (long) LONG_LE.get(ks, k + i));
+                LONG_LE.set(dst, d + i + 8, c1 ^ (long) LONG_LE.get(ks, k + i + 8));
+            }
+            done += n;
+        }
+    }
+
+    /**
+     * Makes the keystream of data bytes {@code [from, from + n)} of the located nonce available at
+     * {@link #segment}[{@link #segmentOffset} ..]; returns n, at most {@code len}. {@code from} is a multiple of 16.
+     * The first blocks come from the batch; later ones are computed here, up to {@link #overflow}'s length a call.
+     */
+    private int segment(AesBlockFunction aes, long epoch, int sequence, int from, int len) {
+        int precomputed = (blocksPerNonce - keyBlocks) * 16;
+        if (from < precomputed) {
+            segment = keystream;
+            segmentOffset = located + keyBlocks * 16 + from;
+            return Math.min(len, precomputed - from);
+        }
+        int n = Math.min(len, overflow.length);
+        int blocks = (n + 15) >>> 4;
+        int counter = FIRST_DATA_COUNTER + (from >>> 4);
+        for (int b = 0, pos = 0; b < blocks; b++, pos += 16, counter++) {
+            LONG_BE.set(overflowCounters, pos, epoch);
+            INT_BE.set(overflowCounters, pos + 8, sequence);
+            INT_BE.set(overflowCounters, pos + 12, counter);
+        }
+        aes.encryptBlocks(overflowCounters, 0, overflow, 0, blocks);
+        segment = overflow;
+        segmentOffset = 0;
+        return n;
     }
 
     /** Forgets every precomputed block (on close, or when keys are retired). */

@@ -91,6 +91,11 @@ final class Poly1305 {
         block(a, b);
     }
 
+    /** Absorbs one full block given as two little-endian words (the one-pass open reads them from memory). */
+    void absorbBlock(long m0, long m1) {
+        block(m0, m1);
+    }
+
     /** One full block given as two little-endian words. */
     private void block(long m0, long m1) {
         long h0 = this.h0;

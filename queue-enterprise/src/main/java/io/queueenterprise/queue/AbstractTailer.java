@@ -35,8 +35,11 @@ abstract class AbstractTailer implements QueueTailer {
         lastIndexWatch.acquire();
     }
 
-    /** Makes the plaintext of the excerpt in {@code excerpt} available to the copy methods; returns its length. */
-    protected abstract int open(long index, Bytes<?> excerpt);
+    /**
+     * Makes the plaintext of the excerpt in {@code excerpt} available to the copy methods; returns its length.
+     * {@code capacity} is where the copy goes: an excerpt that cannot fit must still be found damaged first if it is.
+     */
+    protected abstract int open(long index, Bytes<?> excerpt, int capacity);
 
     protected abstract void copyTo(byte[] dst, int offset, int length);
 
@@ -89,7 +92,7 @@ abstract class AbstractTailer implements QueueTailer {
                 return -1;
             }
             long index = dc.index();
-            int length = open(index, dc.wire().bytes());
+            int length = open(index, dc.wire().bytes(), capacity);
             if (length > capacity) {
                 throw new BufferTooSmallException(queueName, index, length, capacity);
             }

@@ -4,6 +4,7 @@ import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.crypto.EnvelopeException;
 import io.queueenterprise.crypto.ExcerptOpener;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.chronicle.wire.Wire;
@@ -12,10 +13,12 @@ import net.openhft.chronicle.wire.WireType;
 import java.nio.ByteBuffer;
 
 /**
- * Copies each envelope once out of the mapped file into a private staging array, verifies that copy
- * (authenticated mode), then decrypts the same copy straight into the caller's array: what was checked is
- * what is decrypted, even if another process rewrites the mapped bytes meanwhile, and nothing reaches the
- * caller from an excerpt that fails.
+ * Opens each envelope in ONE pass over the mapped file ({@link ExcerptOpener#openFromMemory}): every byte is read
+ * once, authenticated and decrypted straight into the caller's array (or a private staging array for the other
+ * read forms), and the plaintext written is zeroed if the tag fails. What was checked is therefore what was
+ * decrypted, even if another process rewrites the mapped bytes meanwhile, and nothing reaches the caller from an
+ * excerpt that fails. An excerpt that is not one contiguous range of the current mapping (it crosses a mapped
+ * chunk's end) is copied out once into the staging array instead, verified there and decrypted from that copy.
  */
 final class EncryptedTailer extends AbstractTailer {
     private static final int HEADER = Envelope.HEADER_LENGTH;
@@ -24,6 +27,10 @@ final class EncryptedTailer extends AbstractTailer {
     private byte[] staging = new byte[1024];
     private Bytes<?> documentBytes;
     private Wire documentWire;
+    /** The excerpt {@link #open} left to be opened from the mapped memory (0: it was copied and verified). */
+    private long pendingAddress;
+    private long pendingIndex;
+    private int pendingLength;
 
     EncryptedTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, ExcerptOpener opener,
                     net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
@@ -32,16 +39,29 @@ final class EncryptedTailer extends AbstractTailer {
     }
 
     @Override
-    protected int open(long index, Bytes<?> excerpt) {
+    protected int open(long index, Bytes<?> excerpt, int capacity) {
         long envelopeLength = excerpt.readRemaining();
         if (envelopeLength > Integer.MAX_VALUE - 16) {
             throw new CorruptedQueueException(queueName, index, "excerpt length " + envelopeLength + " is impossible", null);
         }
         int length = (int) envelopeLength;
+        long position = excerpt.readPosition();
+        BytesStore<?, ?> store = excerpt.bytesStore();
+        int plaintextLength = length - opener.mode().overhead();
+        if (plaintextLength >= 0 && plaintextLength <= capacity && store != null && store.isDirectMemory()
+                && store.inside(position, length)) {
+            // Opened by the copy that follows, in one pass from the mapped memory (held until the read ends). An
+            // excerpt too large for the caller is verified below instead, so that damage is reported as damage.
+            pendingIndex = index;
+            pendingAddress = store.addressForRead(position);
+            pendingLength = length;
+            return plaintextLength;
+        }
+        pendingAddress = 0;
         if (staging.length < length) {
             staging = new byte[Math.max(length, staging.length * 2)];
         }
-        excerpt.read(excerpt.readPosition(), staging, 0, length);
+        excerpt.read(position, staging, 0, length);
         try {
             return opener.verify(index, staging, 0, length);
         } catch (EnvelopeException e) {
@@ -49,20 +69,43 @@ final class EncryptedTailer extends AbstractTailer {
         }
     }
 
+    /** The plaintext of the excerpt {@link #open} found, into {@code dst[offset ..]}. */
+    private void decryptTo(byte[] dst, int offset) {
+        if (pendingAddress == 0) {
+            opener.decryptTo(dst, offset);
+            return;
+        }
+        long address = pendingAddress;
+        pendingAddress = 0;
+        try {
+            opener.openFromMemory(pendingIndex, address, pendingLength, dst, offset);
+        } catch (EnvelopeException e) {
+            throw new ExcerptDecryptionException(queueName, pendingIndex, e);
+        }
+    }
+
+    /** The plaintext into the staging array at {@link #HEADER}, for the read forms that copy it on. */
+    private void decryptToStaging(int length) {
+        if (staging.length < HEADER + length) {
+            staging = new byte[Math.max(HEADER + length, staging.length * 2)];
+        }
+        decryptTo(staging, HEADER);
+    }
+
     @Override
     protected void copyTo(byte[] dst, int offset, int length) {
-        opener.decryptTo(dst, offset);
+        decryptTo(dst, offset);
     }
 
     @Override
     protected void copyTo(ByteBuffer dst, int length) {
-        opener.decryptTo(staging, HEADER);
+        decryptToStaging(length);
         dst.put(staging, HEADER, length);
     }
 
     @Override
     protected void copyTo(Bytes<?> dst, int length) {
-        opener.decryptTo(staging, HEADER);
+        decryptToStaging(length);
         HeapToNative.append(dst, staging, HEADER, length);
     }
 
@@ -84,7 +127,7 @@ final class EncryptedTailer extends AbstractTailer {
             documentWire = WireType.BINARY_LIGHT.apply(documentBytes);
         }
         documentBytes.clear();
-        opener.decryptTo(staging, HEADER);
+        decryptToStaging(length);
         documentBytes.write(staging, HEADER, length);
         return documentWire;
     }

@@ -16,7 +16,7 @@ final class PlainTailer extends AbstractTailer {
     }
 
     @Override
-    protected int open(long index, Bytes<?> excerpt) {
+    protected int open(long index, Bytes<?> excerpt, int capacity) {
         long length = excerpt.readRemaining();
         if (length > Integer.MAX_VALUE) {
             throw new CorruptedQueueException(queueName, index, "excerpt length " + length + " is impossible", null);

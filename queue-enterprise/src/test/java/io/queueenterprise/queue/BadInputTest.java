@@ -137,8 +137,10 @@ class BadInputTest {
             ExcerptDecryptionException e = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(buffer));
             assertEquals(EnvelopeException.Reason.AUTHENTICATION_FAILED, e.reason());
             assertEquals(secondIndex, e.index());
-            for (byte b : buffer) {
-                assertEquals((byte) 0x5A, b, "no byte of a failed excerpt reaches the caller");
+            // Opened in one pass from the mapped file: the plaintext written before the tag was checked is zeroed.
+            int failedLength = "order-1".length();
+            for (int i = 0; i < buffer.length; i++) {
+                assertEquals(i < failedLength ? 0 : (byte) 0x5A, buffer[i], "no byte of a failed excerpt reaches the caller");
             }
             assertTrue(tailer.skip());
             assertEquals("order-2", new String(buffer, 0, tailer.read(buffer), StandardCharsets.UTF_8));
