@@ -140,6 +140,11 @@ final class NonceKeystream {
     /** As {@link #xor}, for data bytes {@code [from, from + len)} of the excerpt; {@code from} a multiple of 16. */
     void xor(AesBlockFunction aes, long epoch, int sequence, int from, byte[] src, int srcOff, byte[] dst, int dstOff,
              int len) {
+        int precomputed = (blocksPerNonce - keyBlocks) * 16;
+        if (from + len <= precomputed) { // the common case: all of it in the batch
+            xor(keystream, located + keyBlocks * 16 + from, src, srcOff, dst, dstOff, len);
+            return;
+        }
         for (int done = 0; done < len; ) {
             int n = segment(aes, epoch, sequence, from + done, len - done);
             xor(segment, segmentOffset, src, srcOff + done, dst, dstOff + done, n);
