@@ -1,5 +1,8 @@
 package io.queueenterprise.crypto;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -17,6 +20,7 @@ import java.util.function.Supplier;
  * {@link #sealUnbound} is for writers that never learn the index (a remote client).
  */
 public final class ExcerptSealer {
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long SEQUENCES_PER_EPOCH = 1L << 32;
 
     private final QueueIdentity queue;
@@ -38,6 +42,9 @@ public final class ExcerptSealer {
     private int pendingOffset;
     private int pendingLength;
     private boolean pendingIndexBound;
+    /** {@link #sealToMemory}'s header, built here and written to memory as two words; and its nonce's sequence. */
+    private final byte[] header = new byte[Envelope.HEADER_LENGTH];
+    private int sealedSequence;
 
     /**
      * @param keyRing read once per seal (make it a volatile read, e.g. {@link KeyRingSource#current()}); its
@@ -122,6 +129,62 @@ public final class ExcerptSealer {
         int length = begin(buf, off + Envelope.PAYLOAD_OFFSET, plaintextLength, buf, off, false);
         completeSeal(0L); // not bound: 0 is absorbed in place of the index
         return length;
+    }
+
+    /**
+     * CTR mode only: seals {@code src[srcOff .. +plaintextLength)} into native memory at {@code dst} (a direct
+     * staging buffer with room for {@link Envelope#sealedLength} bytes), header and ciphertext, in one pass. Binds
+     * no index, as no CTR envelope does. The caller guarantees the destination range is writable native memory.
+     *
+     * @return the envelope length
+     * @throws IllegalStateException in the authenticated mode, whose index is bound inside the write lock
+     *                               ({@link #beginSeal} / {@link #completeSeal})
+     */
+    public int sealToMemory(byte[] src, int srcOff, int plaintextLength, long dst) {
+        Objects.checkFromIndexSize(srcOff, plaintextLength, src.length);
+        int envLen = nextNonceToMemory(plaintextLength, dst);
+        KeyContext k = active;
+        keystream.xorToMemory(k.aes, epoch, sealedSequence, src, srcOff, dst + Envelope.PAYLOAD_OFFSET, plaintextLength);
+        return envLen;
+    }
+
+    /** As {@link #sealToMemory(byte[], int, int, long)}, from native memory at {@code src} (a direct buffer). */
+    public int sealToMemory(long src, int plaintextLength, long dst) {
+        int envLen = nextNonceToMemory(plaintextLength, dst);
+        KeyContext k = active;
+        keystream.xorToMemory(k.aes, epoch, sealedSequence, src, dst + Envelope.PAYLOAD_OFFSET, plaintextLength);
+        return envLen;
+    }
+
+    /** Takes the next nonce for a CTR seal into memory, writes the header at {@code dst}, locates the keystream. */
+    private int nextNonceToMemory(int plaintextLength, long dst) {
+        if (mode.authenticated()) {
+            throw new IllegalStateException("sealToMemory is for " + CipherMode.AES_128_CTR + " only: " + mode
+                    + " binds the index inside the write lock (beginSeal / completeSeal)");
+        }
+        if (destroyed) {
+            throw new IllegalStateException("sealer used after destroy()");
+        }
+        if (pendingBuffer != null) {
+            throw new IllegalStateException("sealToMemory before completeSeal of the previous excerpt");
+        }
+        int envLen = Envelope.sealedLength(mode, plaintextLength);
+        KeyRing ring = keyRing.get();
+        if (ring != cachedRing) {
+            refresh(ring);
+        }
+        if (sealedInEpoch == SEQUENCES_PER_EPOCH) {
+            epoch = epochs.next();
+            sealedInEpoch = 0;
+        }
+        int sequence = (int) sealedInEpoch++;
+        KeyContext k = active;
+        Envelope.writeHeader(header, 0, mode, false, k.keyId, epoch, sequence);
+        NativeMemory.putLongLE(dst, (long) LONG_LE.get(header, 0));
+        NativeMemory.putLongLE(dst + 8, (long) LONG_LE.get(header, 8));
+        keystream.locate(k.aes, epoch, sequence, plaintextLength);
+        sealedSequence = sequence;
+        return envLen;
     }
 
     private int begin(byte[] src, int srcOff, int plaintextLength, byte[] env, int envOff, boolean indexBound) {

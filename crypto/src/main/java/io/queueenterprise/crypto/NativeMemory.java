@@ -6,9 +6,11 @@ import java.lang.reflect.Field;
 import java.nio.ByteOrder;
 
 /**
- * Reads native memory by address (an excerpt in a memory-mapped queue file) for the one-pass open. The callers'
- * contract: the range is readable and stays mapped for the duration of the call; nothing here can check that,
- * so only {@link ExcerptOpener#openFromMemory} uses it, over a range the queue library took from Chronicle.
+ * Reads and writes native memory by address: an excerpt in a memory-mapped queue file for the one-pass open,
+ * the queue library's direct staging buffer for the CTR seal. The callers' contract: the range is readable (or
+ * writable) and stays mapped for the duration of the call; nothing here can check that, so only
+ * {@link ExcerptOpener#openFromMemory} and {@link ExcerptSealer#sealToMemory} use it, over ranges the queue library
+ * took from Chronicle.
  *
  * <p>{@code sun.misc.Unsafe} (module jdk.unsupported) with a null base object: C2 compiles such accesses to plain
  * loads. Words are returned little-endian, as the envelope defines them, on any platform.
@@ -27,6 +29,14 @@ final class NativeMemory {
 
     static byte getByte(long address) {
         return UNSAFE.getByte(address);
+    }
+
+    static void putLongLE(long address, long value) {
+        UNSAFE.putLong(address, BIG_ENDIAN ? Long.reverseBytes(value) : value);
+    }
+
+    static void putByte(long address, byte value) {
+        UNSAFE.putByte(address, value);
     }
 
     private static Unsafe unsafe() {

@@ -179,6 +179,47 @@ final class NonceKeystream {
     }
 
     /**
+     * dst (native memory) = src XOR keystream of the located nonce, for {@code len} bytes from the first data block:
+     * the CTR seal straight into the queue library's direct staging buffer.
+     */
+    void xorToMemory(AesBlockFunction aes, long epoch, int sequence, byte[] src, int srcOff, long dst, int len) {
+        for (int done = 0; done < len; ) {
+            int n = segment(aes, epoch, sequence, done, len - done);
+            byte[] ks = segment;
+            int k = segmentOffset;
+            int s = srcOff + done;
+            long d = dst + done;
+            int i = 0;
+            for (; i + 8 <= n; i += 8) {
+                NativeMemory.putLongLE(d + i, (long) LONG_LE.get(src, s + i) ^ (long) LONG_LE.get(ks, k + i));
+            }
+            for (; i < n; i++) {
+                NativeMemory.putByte(d + i, (byte) (src[s + i] ^ ks[k + i]));
+            }
+            done += n;
+        }
+    }
+
+    /** As {@link #xorToMemory(AesBlockFunction, long, int, byte[], int, long, int)}, from native memory. */
+    void xorToMemory(AesBlockFunction aes, long epoch, int sequence, long src, long dst, int len) {
+        for (int done = 0; done < len; ) {
+            int n = segment(aes, epoch, sequence, done, len - done);
+            byte[] ks = segment;
+            int k = segmentOffset;
+            long s = src + done;
+            long d = dst + done;
+            int i = 0;
+            for (; i + 8 <= n; i += 8) {
+                NativeMemory.putLongLE(d + i, NativeMemory.getLongLE(s + i) ^ (long) LONG_LE.get(ks, k + i));
+            }
+            for (; i < n; i++) {
+                NativeMemory.putByte(d + i, (byte) (NativeMemory.getByte(s + i) ^ ks[k + i]));
+            }
+            done += n;
+        }
+    }
+
+    /**
      * Makes the keystream of data bytes {@code [from, from + n)} of the located nonce available at
      * {@link #segment}[{@link #segmentOffset} ..]; returns n, at most {@code len}. {@code from} is a multiple of 16.
      * The first blocks come from the batch; later ones are computed here, up to {@link #overflow}'s length a call.

@@ -32,9 +32,9 @@ final class EncryptedAppender implements QueueAppender {
     private final boolean authenticated;
     private Bytes<?> documentBytes;
     /**
-     * CTR's finished envelope, copied off-heap before Chronicle's {@code writeBytes}: Chronicle copies a direct
-     * source into the mapped file faster than an on-heap one (about 60-80 ns per 40-byte excerpt here,
-     * {@code qe ratios}: chronicle-raw against chronicle-raw-heap), more than the extra copy costs.
+     * CTR's envelope, sealed straight into this direct buffer and then given to Chronicle's {@code writeBytes}:
+     * Chronicle copies a direct source into the mapped file faster than an on-heap one (about 60-80 ns per 40-byte
+     * excerpt here, {@code qe ratios}: chronicle-raw against chronicle-raw-heap).
      */
     private Bytes<?> directStaging;
     private Wire documentWire;
@@ -55,29 +55,42 @@ final class EncryptedAppender implements QueueAppender {
     @Override
     public long write(byte[] src, int offset, int length) {
         java.util.Objects.checkFromIndexSize(offset, length, src.length);
-        byte[] buf = prepare(length);
-        int envelopeLength = sealer.beginSeal(src, offset, length, buf, 0);
-        return append(buf, envelopeLength);
+        admit(length);
+        if (!authenticated) {
+            return appendDirect(sealer.sealToMemory(src, offset, length, directStagingFor(length)));
+        }
+        byte[] buf = stagingFor(length);
+        return append(buf, sealer.beginSeal(src, offset, length, buf, 0));
     }
 
     @Override
     public long write(ByteBuffer src) {
         int length = src.remaining();
-        byte[] buf = prepare(length);
+        admit(length);
+        byte[] buf = stagingFor(length);
         src.get(src.position(), buf, HEADER, length); // absolute: the caller's buffer moves only on success
-        int envelopeLength = sealer.beginSeal(buf, HEADER, length, buf, 0);
-        long index = append(buf, envelopeLength);
+        long index = authenticated ? append(buf, sealer.beginSeal(buf, HEADER, length, buf, 0))
+                : appendDirect(sealer.sealToMemory(buf, HEADER, length, directStagingFor(length)));
         src.position(src.position() + length);
         return index;
     }
 
     @Override
     public long write(BytesStore<?, ?> src) {
-        byte[] buf = prepare(src.readRemaining());
+        long position = src.readPosition();
+        admit(src.readRemaining());
         int length = (int) src.readRemaining();
-        src.read(src.readPosition(), buf, HEADER, length);
-        int envelopeLength = sealer.beginSeal(buf, HEADER, length, buf, 0);
-        return append(buf, envelopeLength);
+        if (!authenticated) {
+            BytesStore<?, ?> store = src instanceof Bytes ? ((Bytes<?>) src).bytesStore() : src;
+            if (store != null && store.isDirectMemory() && store.inside(position, length)) {
+                // A direct source is sealed from where it lies: no copy onto the heap first.
+                return appendDirect(sealer.sealToMemory(store.addressForRead(position), length, directStagingFor(length)));
+            }
+        }
+        byte[] buf = stagingFor(length);
+        src.read(position, buf, HEADER, length);
+        return authenticated ? append(buf, sealer.beginSeal(buf, HEADER, length, buf, 0))
+                : appendDirect(sealer.sealToMemory(buf, HEADER, length, directStagingFor(length)));
     }
 
     @Override
@@ -92,21 +105,22 @@ final class EncryptedAppender implements QueueAppender {
     }
 
     /**
-     * Takes the write lock, binds the index into the tag, copies the envelope into the excerpt. CTR binds no
-     * index, so its envelope is complete before the lock and goes through Chronicle's {@code writeBytes}, the
-     * same call as the plain path: {@code writingDocument()} costs 50-100 ns more per excerpt (docs/performance.md).
+     * CTR: the envelope sealed into {@link #directStaging} goes through Chronicle's {@code writeBytes}, the same call
+     * as the plain path: {@code writingDocument()} costs 50-100 ns more per excerpt (docs/performance.md), and CTR
+     * binds no index, so its envelope is complete before the lock.
+     */
+    private long appendDirect(int envelopeLength) {
+        directStaging.clear();
+        directStaging.writeSkip(envelopeLength);
+        appender.writeBytes(directStaging);
+        return appender.lastIndexAppended();
+    }
+
+    /**
+     * Authenticated: takes the write lock, binds the index into the tag, copies the envelope into the excerpt with
+     * the JDK's copy intrinsic ({@link HeapToNative}).
      */
     private long append(byte[] envelope, int envelopeLength) {
-        if (!authenticated) {
-            sealer.completeSeal(0L); // binds nothing in CTR mode: only ends the seal
-            if (directStaging == null) {
-                directStaging = Bytes.allocateElasticDirect(Math.max(1024, envelopeLength));
-            }
-            directStaging.clear();
-            HeapToNative.append(directStaging, envelope, 0, envelopeLength);
-            appender.writeBytes(directStaging);
-            return appender.lastIndexAppended();
-        }
         DocumentContext dc;
         try {
             dc = appender.writingDocument();
@@ -131,21 +145,38 @@ final class EncryptedAppender implements QueueAppender {
     }
 
     /**
-     * Before each seal: refuses an excerpt too large or one the file system has no room for (nothing changed), records a rotated key in the descriptor
-     * before it writes its first excerpt, and returns the staging array, grown (rarely; never in steady state)
-     * to hold the envelope.
+     * Before each seal: refuses an excerpt too large or one the file system has no room for (nothing changed), and
+     * records a rotated key in the descriptor before it writes its first excerpt.
      */
-    private byte[] prepare(long plaintextLength) {
+    private void admit(long plaintextLength) {
         if (plaintextLength > maxPlaintextLength) {
             throw new ExcerptTooLargeException(queueName, plaintextLength, maxPlaintextLength, null);
         }
         storage.spend(queueName, plaintextLength + sealer.mode().overhead());
         keys.prepareToSeal();
-        int needed = HEADER + (int) plaintextLength + Envelope.TAG_LENGTH;
+    }
+
+    /** The staging array, grown (rarely; never in steady state) to hold the envelope. */
+    private byte[] stagingFor(int plaintextLength) {
+        int needed = HEADER + plaintextLength + Envelope.TAG_LENGTH;
         if (staging.length < needed) {
             staging = new byte[Math.max(needed, staging.length * 2)];
         }
         return staging;
+    }
+
+    /** CTR: {@link #directStaging}, grown (rarely; never in steady state) to hold the envelope; its native address. */
+    private long directStagingFor(int plaintextLength) {
+        long needed = (long) plaintextLength + sealer.mode().overhead();
+        if (directStaging == null || directStaging.realCapacity() < needed) {
+            long capacity = Math.max(needed, directStaging == null ? 1024 : 2 * directStaging.realCapacity());
+            Bytes<?> grown = Bytes.allocateDirect(capacity);
+            if (directStaging != null) {
+                directStaging.releaseLast();
+            }
+            directStaging = grown;
+        }
+        return directStaging.addressForWrite(0);
     }
 
     @Override

@@ -18,12 +18,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 import sun.misc.Unsafe;
 
 /**
- * {@link ExcerptOpener#openFromMemory}, the one-pass open the queue library runs over the mapped file, against the
- * array path ({@link ExcerptOpener#openInPlace}): the same plaintext at every size (past the precomputed keystream
- * too), and in the authenticated mode the same refusals, with the caller's plaintext range zeroed on each.
- * The envelopes lie in native memory allocated here, as an excerpt lies in a mapped file.
+ * The paths that work on native memory, against the array paths:
+ * {@link ExcerptOpener#openFromMemory}, the one-pass open the queue library runs over the mapped file (the same
+ * plaintext as {@link ExcerptOpener#openInPlace} at every size, past the precomputed keystream too, and in the
+ * authenticated mode the same refusals, with the caller's plaintext range zeroed on each); and
+ * {@link ExcerptSealer#sealToMemory}, the CTR seal into the library's direct staging buffer (the same bytes as
+ * {@link ExcerptSealer#sealInPlace} under the same nonce). The memory is allocated here, as a mapped file would be.
  */
-class OpenFromMemoryTest {
+class MemoryPathsTest {
     private static final Unsafe UNSAFE = unsafe();
     private static final int CAPACITY = 1 << 21;
     private static final byte UNTOUCHED = 0x5A;
@@ -60,6 +62,46 @@ class OpenFromMemoryTest {
             assertEquals(size, fromArray.openInPlace(index, env, 0, envLength));
             assertArrayEquals(plain, Arrays.copyOfRange(env, Envelope.PAYLOAD_OFFSET, Envelope.PAYLOAD_OFFSET + size));
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(CryptoEngine.class)
+    void sealToMemoryWritesTheBytesSealInPlaceWritesUnderTheSameNonce(CryptoEngine engine) {
+        CipherMode mode = CipherMode.AES_128_CTR;
+        long epoch = 0x8123_4567_89ab_cdefL;
+        ExcerptSealer toMemory = new ExcerptSealer(SealOpenTest.QUEUE, ExcerptSealer.constant(SealOpenTest.RING), mode,
+                engine, TestSupport.fixedEpoch(epoch));
+        ExcerptSealer inPlace = new ExcerptSealer(SealOpenTest.QUEUE, ExcerptSealer.constant(SealOpenTest.RING), mode,
+                engine, TestSupport.fixedEpoch(epoch));
+        long source = memory + CAPACITY / 2;
+        Random rnd = new Random(8);
+        int n = 0;
+        for (int size : SealOpenTest.sizes()) {
+            if (size > CAPACITY / 2 - 64) {
+                continue;
+            }
+            byte[] plain = new byte[size];
+            rnd.nextBytes(plain);
+            byte[] expected = new byte[Envelope.sealedLength(mode, size)];
+            System.arraycopy(plain, 0, expected, Envelope.PAYLOAD_OFFSET, size);
+            int length = inPlace.sealInPlace(0, expected, 0, size);
+            int sealed;
+            if (n++ % 2 == 0) {
+                sealed = toMemory.sealToMemory(plain, 0, size, memory);
+            } else {
+                UNSAFE.copyMemory(plain, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, source, size);
+                sealed = toMemory.sealToMemory(source, size, memory);
+            }
+            assertEquals(length, sealed);
+            byte[] actual = new byte[sealed];
+            UNSAFE.copyMemory(null, memory, actual, Unsafe.ARRAY_BYTE_BASE_OFFSET, sealed);
+            assertArrayEquals(expected, actual, "size " + size);
+        }
+        ExcerptSealer authenticated = new ExcerptSealer(SealOpenTest.QUEUE, SealOpenTest.RING,
+                CipherMode.AES_128_CTR_POLY1305, engine);
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> authenticated.sealToMemory(new byte[8], 0, 8, memory));
+        assertTrue(refused.getMessage().contains("binds the index"), refused.getMessage());
     }
 
     @ParameterizedTest
