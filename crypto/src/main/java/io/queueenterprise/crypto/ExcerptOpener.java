@@ -164,6 +164,23 @@ public final class ExcerptOpener {
      * @throws EnvelopeException as {@link #verify}
      */
     public int openFromMemory(long index, long address, int envelopeLength, byte[] dst, int dstOff) {
+        Objects.requireNonNull(dst, "dst");
+        return open(index, address, envelopeLength, dst, dstOff, 0L, 0);
+    }
+
+    /**
+     * As {@link #openFromMemory(long, long, int, byte[], int)}, into native memory at {@code dst} (a caller's
+     * direct buffer with {@code dstCapacity} bytes of room): the same one pass, the same wipe on failure.
+     *
+     * @throws IndexOutOfBoundsException if the plaintext would not fit {@code dstCapacity} (nothing written)
+     */
+    public int openFromMemory(long index, long address, int envelopeLength, long dst, int dstCapacity) {
+        return open(index, address, envelopeLength, null, 0, dst, dstCapacity);
+    }
+
+    /** The one pass, into {@code dstArray[dstOff ..]} or, when it is null, into native memory at {@code dstAddress}. */
+    private int open(long index, long address, int envelopeLength, byte[] dstArray, int dstOff, long dstAddress,
+                     int dstCapacity) {
         if (destroyed) {
             throw new IllegalStateException("opener used after destroy()");
         }
@@ -183,7 +200,11 @@ public final class ExcerptOpener {
         if (plainLen < 0) {
             throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, keyId);
         }
-        Objects.checkFromIndexSize(dstOff, plainLen, dst.length);
+        if (dstArray != null) {
+            Objects.checkFromIndexSize(dstOff, plainLen, dstArray.length);
+        } else {
+            Objects.checkFromIndexSize(0, plainLen, dstCapacity);
+        }
         KeyContext k = context(keyId);
         if (k == null) {
             throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_KEY_ID, index, keyId);
@@ -197,9 +218,13 @@ public final class ExcerptOpener {
         }
         long payload = address + Envelope.PAYLOAD_OFFSET;
         int whole = plainLen & ~15;
-        keystream.xorFromMemory(k.aes, epoch, sequence, payload, dst, dstOff, whole, mac);
+        if (dstArray != null) {
+            keystream.xorFromMemory(k.aes, epoch, sequence, payload, dstArray, dstOff, whole, mac);
+        } else {
+            keystream.xorFromMemory(k.aes, epoch, sequence, payload, dstAddress, whole, mac);
+        }
         int rest = plainLen - whole;
-        byte[] p = partial; // ciphertext and tag only: nothing here needs wiping
+        byte[] p = partial;
         if (rest != 0) {
             long at = payload + whole;
             int i = 0;
@@ -210,22 +235,40 @@ public final class ExcerptOpener {
             for (; i < rest; i++) {
                 p[i] = NativeMemory.getByte(at + i);
             }
-            keystream.xor(k.aes, epoch, sequence, whole, p, 0, dst, dstOff + whole, rest);
+            if (mac != null) {
+                mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
+            }
+            if (dstArray != null) {
+                keystream.xor(k.aes, epoch, sequence, whole, p, 0, dstArray, dstOff + whole, rest);
+            } else {
+                keystream.xor(k.aes, epoch, sequence, whole, p, 0, p, 0, rest); // in place, then out
+                for (i = 0; i < rest; i++) {
+                    NativeMemory.putByte(dstAddress + whole + i, p[i]);
+                }
+            }
+        } else if (mac != null) {
+            mac.absorbTail(p, 0, 0, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
         }
-        if (mac != null) {
-            mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
-            LONG_LE.set(p, 0, NativeMemory.getLongLE(payload + plainLen));
-            LONG_LE.set(p, 8, NativeMemory.getLongLE(payload + plainLen + 8));
-            EnvelopeException.Reason refused = !mac.verify(p, 0) ? EnvelopeException.Reason.AUTHENTICATION_FAILED
-                    : !indexBound && !writerOrder.isNext(epoch, sequence) ? EnvelopeException.Reason.REPLAYED_OR_REORDERED
-                    : null;
-            if (refused != null) {
-                Arrays.fill(dst, dstOff, dstOff + plainLen, (byte) 0);
-                throw new EnvelopeException(refused, index, keyId);
+        if (mac == null) {
+            Arrays.fill(p, (byte) 0); // it may hold plaintext (native destination)
+            return plainLen;
+        }
+        // The tag overwrites whatever plaintext the partial block left here.
+        LONG_LE.set(p, 0, NativeMemory.getLongLE(payload + plainLen));
+        LONG_LE.set(p, 8, NativeMemory.getLongLE(payload + plainLen + 8));
+        EnvelopeException.Reason refused = !mac.verify(p, 0) ? EnvelopeException.Reason.AUTHENTICATION_FAILED
+                : !indexBound && !writerOrder.isNext(epoch, sequence) ? EnvelopeException.Reason.REPLAYED_OR_REORDERED
+                : null;
+        if (refused != null) {
+            if (dstArray != null) {
+                Arrays.fill(dstArray, dstOff, dstOff + plainLen, (byte) 0);
+            } else {
+                NativeMemory.zero(dstAddress, plainLen);
             }
-            if (!indexBound) {
-                writerOrder.take(epoch, sequence);
-            }
+            throw new EnvelopeException(refused, index, keyId);
+        }
+        if (!indexBound) {
+            writerOrder.take(epoch, sequence);
         }
         return plainLen;
     }

@@ -39,6 +39,10 @@ final class NativeMemory {
         UNSAFE.putByte(address, value);
     }
 
+    static void zero(long address, int length) {
+        UNSAFE.setMemory(address, length, (byte) 0);
+    }
+
     private static Unsafe unsafe() {
         try {
             Field f = Unsafe.class.getDeclaredField("theUnsafe");

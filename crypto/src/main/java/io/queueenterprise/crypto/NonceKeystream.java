@@ -178,6 +178,27 @@ final class NonceKeystream {
         }
     }
 
+    /** As {@link #xorFromMemory(AesBlockFunction, long, int, long, byte[], int, int, Poly1305)}, into native memory. */
+    void xorFromMemory(AesBlockFunction aes, long epoch, int sequence, long src, long dst, int len, Poly1305 mac) {
+        for (int done = 0; done < len; ) {
+            int n = segment(aes, epoch, sequence, done, len - done);
+            byte[] ks = segment;
+            int k = segmentOffset;
+            long s = src + done;
+            long d = dst + done;
+            for (int i = 0; i < n; i += 16) {
+                long c0 = NativeMemory.getLongLE(s + i);
+                long c1 = NativeMemory.getLongLE(s + i + 8);
+                if (mac != null) {
+                    mac.absorbBlock(c0, c1);
+                }
+                NativeMemory.putLongLE(d + i, c0 ^ (long) LONG_LE.get(ks, k + i));
+                NativeMemory.putLongLE(d + i + 8, c1 ^ (long) LONG_LE.get(ks, k + i + 8));
+            }
+            done += n;
+        }
+    }
+
     /**
      * dst (native memory) = src XOR keystream of the located nonce, for {@code len} bytes from the first data block:
      * the CTR seal straight into the queue library's direct staging buffer.

@@ -27,7 +27,9 @@ import sun.misc.Unsafe;
  */
 class MemoryPathsTest {
     private static final Unsafe UNSAFE = unsafe();
-    private static final int CAPACITY = 1 << 21;
+    private static final int CAPACITY = 1 << 22;
+    /** Where a native destination lies: past any envelope the tests put at {@code memory}. */
+    private static final int NATIVE_DESTINATION = CAPACITY / 2;
     private static final byte UNTOUCHED = 0x5A;
     private long memory;
 
@@ -57,7 +59,7 @@ class MemoryPathsTest {
             int envLength = rnd.nextBoolean() ? sealer.sealInPlace(++index, env, 0, size) : sealer.sealUnbound(env, 0, size);
             put(env);
             byte[] dst = new byte[size + 7];
-            assertEquals(size, fromMemory.openFromMemory(index, memory, envLength, dst, 3), "size " + size);
+            assertEquals(size, open(fromMemory, index, envLength, dst, 3, size % 2 == 1), "size " + size);
             assertArrayEquals(plain, Arrays.copyOfRange(dst, 3, 3 + size), "size " + size);
             assertEquals(size, fromArray.openInPlace(index, env, 0, envLength));
             assertArrayEquals(plain, Arrays.copyOfRange(env, Envelope.PAYLOAD_OFFSET, Envelope.PAYLOAD_OFFSET + size));
@@ -73,11 +75,11 @@ class MemoryPathsTest {
                 engine, TestSupport.fixedEpoch(epoch));
         ExcerptSealer inPlace = new ExcerptSealer(SealOpenTest.QUEUE, ExcerptSealer.constant(SealOpenTest.RING), mode,
                 engine, TestSupport.fixedEpoch(epoch));
-        long source = memory + CAPACITY / 2;
+        long source = memory + CAPACITY / 4;
         Random rnd = new Random(8);
         int n = 0;
         for (int size : SealOpenTest.sizes()) {
-            if (size > CAPACITY / 2 - 64) {
+            if (size > CAPACITY / 4 - 64) {
                 continue;
             }
             byte[] plain = new byte[size];
@@ -123,7 +125,8 @@ class MemoryPathsTest {
                 put(tampered);
                 byte[] dst = new byte[size + 8];
                 Arrays.fill(dst, UNTOUCHED);
-                assertThrows(EnvelopeException.class, () -> opener.openFromMemory(index, memory, envLength, dst, 4),
+                boolean toNative = bit % 2 == 1;
+                assertThrows(EnvelopeException.class, () -> open(opener, index, envLength, dst, 4, toNative),
                         "size " + size + " bit " + bit);
                 assertNoPlaintext(dst, 4, size, "size " + size + " bit " + bit);
             }
@@ -131,7 +134,7 @@ class MemoryPathsTest {
             byte[] dst = new byte[size + 8];
             Arrays.fill(dst, UNTOUCHED);
             EnvelopeException moved = assertThrows(EnvelopeException.class,
-                    () -> opener.openFromMemory(index + 1, memory, envLength, dst, 4));
+                    () -> open(opener, index + 1, envLength, dst, 4, true));
             assertEquals(Reason.AUTHENTICATION_FAILED, moved.reason(), "an index-bound excerpt at another index");
             assertNoPlaintext(dst, 4, size, "moved");
             assertEquals(size, opener.openFromMemory(index, memory, envLength, dst, 4));
@@ -182,6 +185,23 @@ class MemoryPathsTest {
         put(large);
         assertThrows(IndexOutOfBoundsException.class, () -> opener.openFromMemory(2, memory, largeLength, new byte[10], 0),
                 "a destination too small is refused before anything is read past the header");
+    }
+
+    /**
+     * Opens the envelope at {@code memory} into {@code dst[off ..]}, or through a native destination that starts
+     * with a copy of {@code dst} and is copied back into it, whatever the outcome.
+     */
+    private int open(ExcerptOpener opener, long index, int envLength, byte[] dst, int off, boolean toNative) {
+        if (!toNative) {
+            return opener.openFromMemory(index, memory, envLength, dst, off);
+        }
+        long target = memory + NATIVE_DESTINATION;
+        UNSAFE.copyMemory(dst, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, target, dst.length);
+        try {
+            return opener.openFromMemory(index, memory, envLength, target + off, dst.length - off);
+        } finally {
+            UNSAFE.copyMemory(null, target, dst, Unsafe.ARRAY_BYTE_BASE_OFFSET, dst.length);
+        }
     }
 
     /** The plaintext range holds zeros (wiped after the pass) or was never written; never plaintext. */

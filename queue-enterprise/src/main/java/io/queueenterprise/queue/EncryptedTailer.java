@@ -105,6 +105,25 @@ final class EncryptedTailer extends AbstractTailer {
 
     @Override
     protected void copyTo(Bytes<?> dst, int length) {
+        if (pendingAddress != 0 && dst.isDirectMemory()) {
+            long position = dst.writePosition();
+            if (position + length <= dst.writeLimit()) {
+                dst.ensureCapacity(position + length); // an elastic buffer grows here, before anything is written
+                BytesStore<?, ?> store = dst.bytesStore();
+                if (store != null && store.isDirectMemory() && store.inside(position, length)) {
+                    // Straight into the caller's direct buffer, in the same one pass.
+                    long address = pendingAddress;
+                    pendingAddress = 0;
+                    try {
+                        opener.openFromMemory(pendingIndex, address, pendingLength, store.addressForWrite(position), length);
+                    } catch (EnvelopeException e) {
+                        throw new ExcerptDecryptionException(queueName, pendingIndex, e);
+                    }
+                    dst.writeSkip(length);
+                    return;
+                }
+            }
+        }
         decryptToStaging(length);
         HeapToNative.append(dst, staging, HEADER, length);
     }
