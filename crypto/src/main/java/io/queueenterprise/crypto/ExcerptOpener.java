@@ -250,7 +250,9 @@ public final class ExcerptOpener {
             mac.absorbTail(p, 0, 0, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
         }
         if (mac == null) {
-            Arrays.fill(p, (byte) 0); // it may hold plaintext (native destination)
+            if (dstArray == null && rest != 0) {
+                Arrays.fill(p, 0, rest, (byte) 0); // the partial block's plaintext, on its way to native memory
+            }
             return plainLen;
         }
         // The tag overwrites whatever plaintext the partial block left here.

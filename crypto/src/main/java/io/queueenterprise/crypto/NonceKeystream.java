@@ -20,7 +20,7 @@ import java.util.Arrays;
  */
 final class NonceKeystream {
     static final int MAX_BATCH_BLOCKS = 256;
-    static final int MAX_BATCH_EXCERPTS = 16;
+    static final int MAX_BATCH_EXCERPTS = 64;
     /** Data blocks per nonce kept in a batch; longer excerpts compute the rest on demand. */
     static final int MAX_PRECOMPUTED_DATA_BLOCKS = 16;
     static final int FIRST_DATA_COUNTER = 2;
