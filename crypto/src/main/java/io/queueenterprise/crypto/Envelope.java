@@ -85,22 +85,59 @@ public final class Envelope {
         if (envelopeLength < HEADER_LENGTH) {
             throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, EnvelopeException.UNKNOWN_KEY_ID);
         }
-        int version = version(bytes, off);
+        return checkHeader(firstWord(bytes, off), envelopeLength, index);
+    }
+
+    /**
+     * {@link #checkHeader(byte[], int, int, long)} on the header's first 8 bytes as a little-endian word (version,
+     * mode and flags, key id, writer sequence), for an envelope read from memory a word at a time.
+     */
+    static CipherMode checkHeader(long firstWord, int envelopeLength, long index) {
+        if (envelopeLength < HEADER_LENGTH) {
+            throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, EnvelopeException.UNKNOWN_KEY_ID);
+        }
+        int version = (int) firstWord & 0xFF;
         if (version != VERSION) {
             throw new EnvelopeException(version == 1 ? EnvelopeException.Reason.VERSION_1_DROPPED
                     : EnvelopeException.Reason.UNSUPPORTED_VERSION, index, EnvelopeException.UNKNOWN_KEY_ID);
         }
-        int modeByte = bytes[off + MODE_OFFSET] & 0xFF;
+        int modeByte = (int) (firstWord >>> 8) & 0xFF;
         CipherMode mode = CipherMode.fromWireCode(modeByte & MODE_MASK);
         if (mode == null) {
-            throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_MODE, index, keyId(bytes, off));
+            throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_MODE, index, keyId(firstWord));
         }
         int flags = modeByte & ~MODE_MASK;
         if ((flags & ~KNOWN_FLAGS) != 0 || (!mode.authenticated() && flags != 0)) {
             // Unknown flags, or an index binding claimed where nothing is authenticated.
-            throw new EnvelopeException(EnvelopeException.Reason.MALFORMED, index, keyId(bytes, off));
+            throw new EnvelopeException(EnvelopeException.Reason.MALFORMED, index, keyId(firstWord));
         }
         return mode;
+    }
+
+    /** The header's first 8 bytes as a little-endian word. */
+    static long firstWord(byte[] bytes, int off) {
+        return (long) I64.get(bytes, off);
+    }
+
+    /**
+     * The header's first 8 bytes as a little-endian word: version, mode byte (with the index-bound flag), key id,
+     * writer sequence. The second word is the writer epoch.
+     */
+    static long firstWord(CipherMode mode, boolean indexBound, int keyId, int sequence) {
+        return VERSION | (long) (mode.wireCode() | (indexBound ? FLAG_INDEX_BOUND : 0)) << 8
+                | (long) (keyId & 0xFFFF) << 16 | Integer.toUnsignedLong(sequence) << 32;
+    }
+
+    static int keyId(long firstWord) {
+        return (int) (firstWord >>> 16) & 0xFFFF;
+    }
+
+    static int sequence(long firstWord) {
+        return (int) (firstWord >>> 32);
+    }
+
+    static boolean indexBound(long firstWord) {
+        return (firstWord & (long) FLAG_INDEX_BOUND << 8) != 0;
     }
 
     public static int version(byte[] bytes, int off) {
@@ -138,6 +175,11 @@ public final class Envelope {
      */
     static long lengthWord(byte[] bytes, int off, int ciphertextLength) {
         return Integer.toUnsignedLong(ciphertextLength) | ((long) (int) I32.get(bytes, off + VERSION_OFFSET) << 32);
+    }
+
+    /** {@link #lengthWord(byte[], int, int)} from the header's first word. */
+    static long lengthWord(long firstWord, int ciphertextLength) {
+        return Integer.toUnsignedLong(ciphertextLength) | (firstWord << 32);
     }
 
     static void writeHeader(byte[] bytes, int off, CipherMode mode, boolean indexBound, int keyId, long epoch,

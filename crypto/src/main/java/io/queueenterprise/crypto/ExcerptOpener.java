@@ -43,8 +43,7 @@ public final class ExcerptOpener {
     private boolean destroyed;
     private final Poly1305 mac;
     private final WriterSequences writerOrder = new WriterSequences();
-    /** {@link #openFromMemory}'s private copies: the header, then the last partial block and the tag. */
-    private final byte[] header = new byte[Envelope.HEADER_LENGTH];
+    /** {@link #openFromMemory}'s private copy of the last partial block, then of the tag. */
     private final byte[] partial = new byte[16];
 
     private KeyRing cachedRing;
@@ -188,11 +187,10 @@ public final class ExcerptOpener {
         if (envelopeLength < Envelope.HEADER_LENGTH) {
             throw new EnvelopeException(EnvelopeException.Reason.TRUNCATED, index, EnvelopeException.UNKNOWN_KEY_ID);
         }
-        byte[] h = header;
-        LONG_LE.set(h, 0, NativeMemory.getLongLE(address));
-        LONG_LE.set(h, 8, NativeMemory.getLongLE(address + 8));
-        CipherMode m = Envelope.checkHeader(h, 0, envelopeLength, index);
-        int keyId = Envelope.keyId(h, 0);
+        long first = NativeMemory.getLongLE(address); // read once: version, mode and flags, key id, sequence
+        long epoch = NativeMemory.getLongLE(address + 8);
+        CipherMode m = Envelope.checkHeader(first, envelopeLength, index);
+        int keyId = Envelope.keyId(first);
         if (m != mode) {
             throw new EnvelopeException(EnvelopeException.Reason.MODE_MISMATCH, index, keyId);
         }
@@ -209,9 +207,8 @@ public final class ExcerptOpener {
         if (k == null) {
             throw new EnvelopeException(EnvelopeException.Reason.UNKNOWN_KEY_ID, index, keyId);
         }
-        long epoch = Envelope.epoch(h, 0);
-        int sequence = Envelope.sequence(h, 0);
-        boolean indexBound = Envelope.indexBound(h, 0);
+        int sequence = Envelope.sequence(first);
+        boolean indexBound = Envelope.indexBound(first);
         keystream.locate(k.aes, epoch, sequence, plainLen);
         if (mac != null) {
             mac.init(keystream.oneTimeKey(), keystream.oneTimeKeyOffset());
@@ -236,7 +233,7 @@ public final class ExcerptOpener {
                 p[i] = NativeMemory.getByte(at + i);
             }
             if (mac != null) {
-                mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
+                mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(first, plainLen));
             }
             if (dstArray != null) {
                 keystream.xor(k.aes, epoch, sequence, whole, p, 0, dstArray, dstOff + whole, rest);
@@ -247,7 +244,7 @@ public final class ExcerptOpener {
                 }
             }
         } else if (mac != null) {
-            mac.absorbTail(p, 0, 0, indexBound ? index : 0L, Envelope.lengthWord(h, 0, plainLen));
+            mac.absorbTail(p, 0, 0, indexBound ? index : 0L, Envelope.lengthWord(first, plainLen));
         }
         if (mac == null) {
             if (dstArray == null && rest != 0) {

@@ -1,8 +1,5 @@
 package io.queueenterprise.crypto;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -20,7 +17,6 @@ import java.util.function.Supplier;
  * {@link #sealUnbound} is for writers that never learn the index (a remote client).
  */
 public final class ExcerptSealer {
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long SEQUENCES_PER_EPOCH = 1L << 32;
 
     private final QueueIdentity queue;
@@ -42,8 +38,7 @@ public final class ExcerptSealer {
     private int pendingOffset;
     private int pendingLength;
     private boolean pendingIndexBound;
-    /** {@link #sealToMemory}'s header, built here and written to memory as two words; and its nonce's sequence. */
-    private final byte[] header = new byte[Envelope.HEADER_LENGTH];
+    /** The writer sequence of {@link #sealToMemory}'s nonce. */
     private int sealedSequence;
 
     /**
@@ -179,9 +174,8 @@ public final class ExcerptSealer {
         }
         int sequence = (int) sealedInEpoch++;
         KeyContext k = active;
-        Envelope.writeHeader(header, 0, mode, false, k.keyId, epoch, sequence);
-        NativeMemory.putLongLE(dst, (long) LONG_LE.get(header, 0));
-        NativeMemory.putLongLE(dst + 8, (long) LONG_LE.get(header, 8));
+        NativeMemory.putLongLE(dst, Envelope.firstWord(mode, false, k.keyId, sequence));
+        NativeMemory.putLongLE(dst + 8, epoch);
         keystream.locate(k.aes, epoch, sequence, plaintextLength);
         sealedSequence = sequence;
         return envLen;
