@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.queueenterprise.crypto.EnvelopeException.Reason;
-import java.lang.reflect.Field;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -15,7 +14,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import sun.misc.Unsafe;
 
 /**
  * The paths that work on native memory, against the array paths:
@@ -26,7 +24,6 @@ import sun.misc.Unsafe;
  * {@link ExcerptSealer#sealInPlace} under the same nonce). The memory is allocated here, as a mapped file would be.
  */
 class MemoryPathsTest {
-    private static final Unsafe UNSAFE = unsafe();
     private static final int CAPACITY = 1 << 22;
     /** Where a native destination lies: past any envelope the tests put at {@code memory}. */
     private static final int NATIVE_DESTINATION = CAPACITY / 2;
@@ -35,12 +32,12 @@ class MemoryPathsTest {
 
     @BeforeEach
     void allocate() {
-        memory = UNSAFE.allocateMemory(CAPACITY);
+        memory = NativeMemory.allocate(CAPACITY);
     }
 
     @AfterEach
     void free() {
-        UNSAFE.freeMemory(memory);
+        NativeMemory.free(memory);
     }
 
     @ParameterizedTest
@@ -91,12 +88,12 @@ class MemoryPathsTest {
             if (n++ % 2 == 0) {
                 sealed = toMemory.sealToMemory(plain, 0, size, memory);
             } else {
-                UNSAFE.copyMemory(plain, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, source, size);
+                NativeMemory.copy(plain, 0, source, size);
                 sealed = toMemory.sealToMemory(source, size, memory);
             }
             assertEquals(length, sealed);
             byte[] actual = new byte[sealed];
-            UNSAFE.copyMemory(null, memory, actual, Unsafe.ARRAY_BYTE_BASE_OFFSET, sealed);
+            NativeMemory.copy(memory, actual, 0, sealed);
             assertArrayEquals(expected, actual, "size " + size);
         }
         ExcerptSealer authenticated = new ExcerptSealer(SealOpenTest.QUEUE, SealOpenTest.RING,
@@ -196,11 +193,11 @@ class MemoryPathsTest {
             return opener.openFromMemory(index, memory, envLength, dst, off);
         }
         long target = memory + NATIVE_DESTINATION;
-        UNSAFE.copyMemory(dst, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, target, dst.length);
+        NativeMemory.copy(dst, 0, target, dst.length);
         try {
             return opener.openFromMemory(index, memory, envLength, target + off, dst.length - off);
         } finally {
-            UNSAFE.copyMemory(null, target, dst, Unsafe.ARRAY_BYTE_BASE_OFFSET, dst.length);
+            NativeMemory.copy(target, dst, 0, dst.length);
         }
     }
 
@@ -222,16 +219,7 @@ class MemoryPathsTest {
     }
 
     private void put(byte[] env) {
-        UNSAFE.copyMemory(env, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, memory, env.length);
+        NativeMemory.copy(env, 0, memory, env.length);
     }
 
-    private static Unsafe unsafe() {
-        try {
-            Field f = Unsafe.class.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            return (Unsafe) f.get(null);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
-    }
 }

@@ -3,7 +3,6 @@ package io.queueenterprise.queue;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.UnsafeMemory;
-import sun.misc.Unsafe;
 
 import java.util.Objects;
 
@@ -22,8 +21,8 @@ import java.util.Objects;
  * the whole write (heap bytes, a write that would cross a mapped chunk's safe limit or the write limit).
  */
 final class HeapToNative {
-    private static final Unsafe UNSAFE = UnsafeMemory.UNSAFE;
-    private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
+    /** Chronicle's own {@code sun.misc.Unsafe} instance, used without naming the proprietary type here. */
+    private static final long BYTE_ARRAY_BASE = UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class);
 
     private HeapToNative() {
     }
@@ -34,7 +33,7 @@ final class HeapToNative {
         long pos = dst.writePosition();
         BytesStore<?, ?> store = dst.bytesStore();
         if (store != null && store.isDirectMemory() && pos + len <= dst.writeLimit() && store.inside(pos, len)) {
-            UNSAFE.copyMemory(src, BYTE_ARRAY_BASE + off, null, store.addressForWrite(pos), len);
+            UnsafeMemory.UNSAFE.copyMemory(src, BYTE_ARRAY_BASE + off, null, store.addressForWrite(pos), len);
             dst.writeSkip(len);
         } else {
             dst.write(src, off, len);
