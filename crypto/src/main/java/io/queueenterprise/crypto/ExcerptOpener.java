@@ -248,7 +248,8 @@ public final class ExcerptOpener {
         }
         if (mac == null) {
             if (dstArray == null && rest != 0) {
-                Arrays.fill(p, 0, rest, (byte) 0); // the partial block's plaintext, on its way to native memory
+                LONG_LE.set(p, 0, 0L); // the partial block's plaintext, on its way to native memory
+                LONG_LE.set(p, 8, 0L);
             }
             return plainLen;
         }
