@@ -420,6 +420,16 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         aeron.close();
     }
 
+    /**
+     * Test hook: the Aeron client and the media driver close, then {@code whileDown} runs, on the duty thread before
+     * the node can notice (so that a test can take the node's UDP port and make the restart fail for real).
+     */
+    public void closeTransportForTest(Runnable whileDown) {
+        aeron.close();
+        driver.close();
+        whileDown.run();
+    }
+
     private static String channel(NodeConfig.Peer peer) {
         return "aeron:udp?endpoint=" + peer.host() + ":" + peer.replicationPort();
     }
