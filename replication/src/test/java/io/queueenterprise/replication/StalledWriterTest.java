@@ -88,9 +88,9 @@ class StalledWriterTest {
                 assertEquals("CATCHING_UP", during.path("state").asText(), during::toString);
                 assertTrue(during.path("stateDetail").asText().contains("blocked in the store"), during::toString);
                 assertTrue(during.path("writer").path("blockedMillis").asLong() >= 1_000, during::toString);
-                assertEquals(1, during.path("writer").path("stalls").asLong(), during::toString);
+                assertTrue(during.path("writer").path("stalls").asLong() >= 1, during::toString);
                 assertRecent(during.path("writer").path("lastStallAt"));
-                assertEquals(1, during.path("resyncs").path("count").asLong(), during::toString);
+                assertTrue(during.path("resyncs").path("count").asLong() >= 1, during::toString);
                 assertEquals("WRITER_BEHIND", during.path("resyncs").path("lastCause").asText(), during::toString);
                 assertTrue(during.path("resyncs").path("lastDetail").asText().contains("writer has been behind"), during::toString);
                 assertRecent(during.path("resyncs").path("lastAt"));
@@ -163,7 +163,7 @@ class StalledWriterTest {
                     }
                     assertTrue(second.stateDetail("stalled").contains("last index"), () -> second.stateDetail("stalled"));
                     QueueStatus.Writer writer = second.status().queues().get(0).writer();
-                    assertTrue(writer.blockedMillis() >= 1_000 && writer.stalls() == 1, writer::toString);
+                    assertTrue(writer.blockedMillis() >= 1_000 && writer.stalls() >= 1, writer::toString);
                 } finally {
                     release(holder);
                 }

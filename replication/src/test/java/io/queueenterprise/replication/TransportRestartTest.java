@@ -106,7 +106,9 @@ class TransportRestartTest {
                             || down.path("lastRestartCause").asText().contains("still down"), down::toString);
                     assertRecent(down.path("lastRestartAt"));
                 } finally {
-                    squatter[0].close();
+                    if (squatter[0] != null) {
+                        squatter[0].close();
+                    }
                 }
                 write(appender, 10, 20);
                 assertTrue(TestCluster.await(WAIT, () -> lastIndex(follower) == queue.lastIndex()),

@@ -140,7 +140,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private long lastTransportRestartNanos;
     private volatile String transportProblem;
     private volatile long transportRestarts;
-    /** Why the latest restart of the transport was needed, and when it was tried (epoch ms); for the status. */
+    /** Why the latest restart of the transport was needed, and when it was tried (epoch ms); duty thread only (status). */
     private String lastTransportRestartCause;
     private long lastTransportRestartAtMillis;
     private volatile boolean closed;
