@@ -244,14 +244,51 @@ public final class NodeCommand implements Callable<Integer> {
         }
     }
 
-    /** Role, term and one line per queue (and per follower, on a leader). */
+    /**
+     * Role, term and one line per queue (and per follower, on a leader); then, only where there is something to say,
+     * the problems the node survived or is in: its transport, peers it cannot address, and per queue its state's
+     * detail, a blocked writer, resynchronisations and quarantines.
+     */
     static void print(PrintWriter out, NodeStatus status) {
         out.printf(Locale.ROOT, "%s: %s at term %d%s%n", status.nodeId(), status.role(), status.term(),
                 status.leaderNodeId() == null ? "" : ", leader " + status.leaderNodeId());
+        NodeStatus.Transport transport = status.transport();
+        if (!transport.up()) {
+            out.printf(Locale.ROOT, "  transport DOWN: %s%n", transport.problem());
+        }
+        if (transport.restarts() > 0) {
+            out.printf(Locale.ROOT, "  transport restarted %d time(s), last at %s: %s%n", transport.restarts(),
+                    transport.lastRestartAt(), transport.lastRestartCause());
+        }
+        for (NodeStatus.PeerAddress peer : status.peerAddresses()) {
+            if (!peer.resolved()) {
+                out.printf(Locale.ROOT, "  peer %s (%s) NOT addressable: %s%n", peer.nodeId(), peer.host(), peer.problem());
+            } else if (peer.lastProblem() != null) {
+                out.printf(Locale.ROOT, "  peer %s (%s) addressable; last problem at %s: %s%n", peer.nodeId(), peer.host(),
+                        peer.lastProblemAt(), peer.lastProblem());
+            }
+        }
         for (QueueStatus q : status.queues()) {
             out.printf(Locale.ROOT, "  queue %s: %s, last %s, durable %s, quorum %s, first %s, %,d bytes replicated, %,d frames dropped%n",
                     q.name(), q.state(), index(q.lastIndex()), index(q.durableIndex()), index(q.quorumIndex()),
                     index(q.firstIndex()), q.bytesReplicated(), q.framesDropped());
+            if (!q.stateDetail().isEmpty()) {
+                out.printf(Locale.ROOT, "    detail: %s%n", q.stateDetail());
+            }
+            if (q.writer().blockedMillis() > 0 || q.writer().stalls() > 0) {
+                out.printf(Locale.ROOT, "    writer: blocked %,d ms now; %d stall(s) of 1 s or more, last at %s%n",
+                        q.writer().blockedMillis(), q.writer().stalls(), q.writer().lastStallAt());
+            }
+            if (q.resyncs().count() > 0) {
+                out.printf(Locale.ROOT, "    resyncs: %d, last %s at %s: %s%n", q.resyncs().count(), q.resyncs().lastCause(),
+                        q.resyncs().lastAt(), q.resyncs().lastDetail());
+            }
+            if (q.quarantines().count() > 0) {
+                QueueStatus.Quarantines qs = q.quarantines();
+                out.printf(Locale.ROOT, "    quarantines: %d, newest %s at %s, %s excerpts in %s%s%n", qs.count(), qs.lastReason(),
+                        qs.lastAt(), qs.lastExcerpts() < 0 ? "?" : Long.toString(qs.lastExcerpts()), qs.lastDirectory(),
+                        qs.lastDetail() == null ? "" : " (" + qs.lastDetail() + ")");
+            }
             for (QueueStatus.PeerProgress p : q.peers()) {
                 out.printf(Locale.ROOT, "    follower %s: %s, %s, durable %s, lag %,d excerpts / %.3f ms%n", p.nodeId(),
                         p.connected() ? "connected" : "NOT connected", p.state(), index(p.durableIndex()), p.lagExcerpts(),

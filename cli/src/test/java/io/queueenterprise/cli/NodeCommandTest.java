@@ -1,5 +1,7 @@
 package io.queueenterprise.cli;
 
+import io.queueenterprise.replication.NodeStatus;
+import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.config.NodeConfigReader;
 import io.queueenterprise.replication.node.FakeNodeControl;
@@ -8,9 +10,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static io.queueenterprise.cli.QeRun.qe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,6 +65,45 @@ class NodeCommandTest {
             assertTrue(firstLine.contains((String) c[1]), what + ": " + firstLine);
             assertFalse(run.err().contains("Exception"), what + ": no stack trace: " + run.err());
         }
+    }
+
+    @Test
+    void theStatusPrintsTheProblemsTheNodeSurvivedAndNothingWhenThereAreNone() {
+        QueueStatus troubled = new QueueStatus("orders", QueueStatus.State.CATCHING_UP, 5, 5, 4, 0, List.of(), 42, 0,
+                "its writer has been blocked in the store for 2 s", new QueueStatus.Writer(2_100, 1, "2026-11-23T01:58:10.004Z"),
+                new QueueStatus.Resyncs(1, QueueStatus.ResyncCause.WRITER_BEHIND, "its writer has been behind for 101 ms",
+                        "2026-11-23T01:58:10.730Z"),
+                new QueueStatus.Quarantines(2, QueueStatus.QuarantineReason.DAMAGED, "2026-11-23T01:40:00.017Z",
+                        "/data/orders/quarantine/20261123T014000.017Z", 158, "stored excerpt 0x2a does not match"));
+        NodeStatus status = new NodeStatus("replica-1", NodeStatus.Role.FOLLOWER, 3, "replica-0", List.of(troubled), "0-1",
+                new NodeStatus.Transport(false, "the embedded Aeron client and driver could not be restarted: port taken", 2,
+                        "still down after a failed restart", "2026-11-23T01:56:49.120Z"),
+                List.of(new NodeStatus.PeerAddress("replica-0", "replica-0.qe", true, null, "host 'replica-0.qe' does not resolve (yet)",
+                                "2026-11-23T01:57:02.310Z"),
+                        new NodeStatus.PeerAddress("replica-2", "replica-2.qe", false, "host 'replica-2.qe' does not resolve (yet)",
+                                "host 'replica-2.qe' does not resolve (yet)", "2026-11-23T01:57:03.000Z")));
+        String printed = printed(status);
+        for (String expected : List.of(
+                "  transport DOWN: the embedded Aeron client and driver could not be restarted: port taken",
+                "  transport restarted 2 time(s), last at 2026-11-23T01:56:49.120Z: still down after a failed restart",
+                "  peer replica-0 (replica-0.qe) addressable; last problem at 2026-11-23T01:57:02.310Z: host 'replica-0.qe' does not resolve (yet)",
+                "  peer replica-2 (replica-2.qe) NOT addressable: host 'replica-2.qe' does not resolve (yet)",
+                "    detail: its writer has been blocked in the store for 2 s",
+                "    writer: blocked 2,100 ms now; 1 stall(s) of 1 s or more, last at 2026-11-23T01:58:10.004Z",
+                "    resyncs: 1, last WRITER_BEHIND at 2026-11-23T01:58:10.730Z: its writer has been behind for 101 ms",
+                "    quarantines: 2, newest DAMAGED at 2026-11-23T01:40:00.017Z, 158 excerpts in /data/orders/quarantine/20261123T014000.017Z (stored excerpt 0x2a does not match)")) {
+            assertTrue(printed.contains(expected + System.lineSeparator()), () -> "no line '" + expected + "' in:\n" + printed);
+        }
+
+        String quiet = printed(new NodeStatus("replica-1", NodeStatus.Role.FOLLOWER, 3, "replica-0", List.of(
+                new QueueStatus("orders", QueueStatus.State.LIVE, 5, 5, 5, 0, List.of(), 42, 0))));
+        assertEquals(2, quiet.lines().count(), () -> "a node with nothing to report prints its role and the queue only:\n" + quiet);
+    }
+
+    private static String printed(NodeStatus status) {
+        StringWriter text = new StringWriter();
+        NodeCommand.print(new PrintWriter(text), status);
+        return text.toString();
     }
 
     @Test

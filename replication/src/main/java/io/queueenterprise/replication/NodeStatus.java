@@ -5,7 +5,9 @@ import io.queueenterprise.replication.engine.CpuPinning;
 import java.util.List;
 
 /**
- * A node's state as the admin endpoint reports it (JSON) and the operator reads it.
+ * A node's state as the admin endpoint reports it (JSON, API v1) and the operator reads it. Fields are only ever
+ * added (a v1 reader ignores the ones it does not know); a reader of an older node finds the newer fields absent,
+ * read here as "nothing to report" ({@link Transport#UNKNOWN}, no peer addresses).
  *
  * @param nodeId       this node's id from its configuration
  * @param role         what the node does now
@@ -14,19 +16,30 @@ import java.util.List;
  * @param queues       every hosted queue, in configuration order
  * @param cpusAllowedList this process's {@code Cpus_allowed_list} (read at start): the operator's Pinned condition
  *                     compares it with the cores the kubelet granted; null when unknown
+ * @param transport    the embedded Aeron client and driver: up or not, and their restarts in place since start
+ * @param peerAddresses every other peer, in configuration order: whether this node can address it (its host name
+ *                     resolved), and the last reason it could not
  */
 public record NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
-                         String cpusAllowedList) {
+                         String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses) {
     /** Read once: the kernel's grant does not change under a running container. */
     private static final String CPUS_ALLOWED_LIST = CpuPinning.allowedList();
 
     public NodeStatus {
         queues = List.copyOf(queues);
+        transport = transport == null ? Transport.UNKNOWN : transport;
+        peerAddresses = peerAddresses == null ? List.of() : List.copyOf(peerAddresses);
     }
 
     /** A status of this process, with its own {@code Cpus_allowed_list}. */
+    public NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
+                      Transport transport, List<PeerAddress> peerAddresses) {
+        this(nodeId, role, term, leaderNodeId, queues, CPUS_ALLOWED_LIST, transport, peerAddresses);
+    }
+
+    /** A status of this process with nothing to say about transport or peer addresses (stand-ins, tests). */
     public NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues) {
-        this(nodeId, role, term, leaderNodeId, queues, CPUS_ALLOWED_LIST);
+        this(nodeId, role, term, leaderNodeId, queues, CPUS_ALLOWED_LIST, Transport.UNKNOWN, List.of());
     }
 
     /** What a node does. */
@@ -39,5 +52,37 @@ public record NodeStatus(String nodeId, Role role, long term, String leaderNodeI
         FOLLOWER,
         /** Told to stop leading; serves nothing until told to follow or promoted at a higher term. */
         FENCED
+    }
+
+    /**
+     * The node's embedded Aeron client and media driver (one pair, driven by the duty thread). When they die (a stall
+     * of the duty thread past their liveness timeout) the node restarts them in place, retrying every 5 s while a
+     * restart fails; peers handshake again and replication resumes from where each follower stands.
+     *
+     * @param up               false while they are down: being restarted, or a restart failed (then health fails too)
+     * @param problem          why they are down now; null when up
+     * @param restarts         restarts tried since the node started (failed ones included)
+     * @param lastRestartCause why the latest restart was needed; null when none was
+     * @param lastRestartAt    when the latest restart was tried, ISO-8601 UTC; null when none was
+     */
+    public record Transport(boolean up, String problem, long restarts, String lastRestartCause, String lastRestartAt) {
+        /** What a reader of a node older than these fields sees: up, as far as it can tell. */
+        public static final Transport UNKNOWN = new Transport(true, null, 0, null, null);
+    }
+
+    /**
+     * Another peer as this node addresses it. A peer's host name (in Kubernetes a StatefulSet pod behind a headless
+     * Service) may resolve only once its pod exists: until then this node has no channel to it and looks the name up
+     * again with bounded backoff (at most every 30 s), serving everything else meanwhile.
+     *
+     * @param nodeId        the peer's id
+     * @param host          the peer's host (name or address) from the configuration
+     * @param resolved      this node has a channel to the peer: its name resolved and Aeron took the address
+     * @param problem       why it has none now; null when resolved
+     * @param lastProblem   the latest reason it had none since start, kept once resolved; null when it never lacked one
+     * @param lastProblemAt when {@code lastProblem} was last seen, ISO-8601 UTC; null when never
+     */
+    public record PeerAddress(String nodeId, String host, boolean resolved, String problem, String lastProblem,
+                              String lastProblemAt) {
     }
 }

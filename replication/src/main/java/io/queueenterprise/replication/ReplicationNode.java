@@ -301,6 +301,17 @@ public final class ReplicationNode implements NodeControl {
         });
     }
 
+    /**
+     * Test hook: the embedded Aeron client and driver close, and {@code whileDown} runs on the duty thread before the
+     * node notices (a test takes the node's UDP port there, so that its restart fails until the port is free again).
+     */
+    void closeTransportForTest(Runnable whileDown) {
+        call(a -> {
+            a.closeTransportForTest(whileDown);
+            return Boolean.TRUE;
+        });
+    }
+
     @Override
     public Histogram ackLatencySinceLastCall(String queue) {
         return agent.ackLatencySinceLastCall(queue);

@@ -2,6 +2,7 @@ package io.queueenterprise.replication;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -40,6 +42,7 @@ class FollowerCorruptedCycleFileTest {
     void aFollowersDamagedCopyIsMovedAsideAndFetchedAgainFromTheLeader() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
         long damagedIndex;
+        Path reportedQuarantine;
         try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
             leader.promote(1);
             try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
@@ -54,15 +57,26 @@ class FollowerCorruptedCycleFileTest {
                     damagedIndex = index42;
                     long last = queue.lastIndex();
                     assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+                    assertEquals(QueueStatus.Quarantines.NONE, follower.status().queues().get(0).quarantines());
                 }
                 flipOneByteOf(cluster.queueDirectory(1, QUEUE), payload(42));
 
-                try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1))) {
+                try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1));
+                     AdminEndpoint admin = AdminEndpoint.start(restarted)) {
                     appender.write(payload(EXCERPTS)); // the leader goes on
                     long last = queue.lastIndex();
                     assertTrue(TestCluster.await(WAIT, () -> restarted.status().queues().get(0).lastIndex() == last
                                     && restarted.status().queues().get(0).state() == QueueStatus.State.LIVE),
                             () -> "the damaged copy was not fetched again: " + restarted.status() + " " + restarted.stateDetail(QUEUE));
+                    // LIVE again, and the status still says what was moved aside at start, where, why and when
+                    JsonNode quarantines = AdminEndpoint.queue(admin.status(), QUEUE).path("quarantines");
+                    assertEquals(1, quarantines.path("count").asLong(), quarantines::toString);
+                    assertEquals("DAMAGED", quarantines.path("lastReason").asText(), quarantines::toString);
+                    assertEquals(EXCERPTS - 42, quarantines.path("lastExcerpts").asLong(), quarantines::toString);
+                    assertTrue(quarantines.path("lastDetail").asText().contains("0x" + Long.toHexString(damagedIndex)), quarantines::toString);
+                    assertTrue(Duration.between(Instant.parse(quarantines.path("lastAt").asText()), Instant.now()).toMinutes() < 10,
+                            quarantines::toString);
+                    reportedQuarantine = Path.of(quarantines.path("lastDirectory").asText());
                 }
             }
         }
@@ -72,6 +86,7 @@ class FollowerCorruptedCycleFileTest {
         try (Stream<Path> entries = Files.list(cluster.queueDirectory(1, QUEUE).resolve("quarantine"))) {
             quarantine = entries.findFirst().orElseThrow();
         }
+        assertEquals(quarantine.toAbsolutePath(), reportedQuarantine, "the status names the quarantine folder");
         String readme = Files.readString(quarantine.resolve("README.txt"));
         assertTrue(readme.contains("damaged") && readme.contains("0x" + Long.toHexString(damagedIndex)), readme);
         assertTrue(Files.size(quarantine.resolve("damaged-excerpts.bin")) > 0, "the excerpts from the damaged one on were saved");

@@ -53,6 +53,9 @@ class FollowerDiskFullTest {
                     }
                     assertTrue(TestCluster.await(WAIT, () -> state(follower) == QueueStatus.State.DISK_FULL),
                             () -> "the follower did not report DISK_FULL: " + follower.status());
+                    QueueStatus full = follower.status().queues().get(0);
+                    assertTrue(full.stateDetail().contains("cannot store excerpt"), () -> "the status says why: " + full);
+                    assertEquals(0, full.resyncs().count(), full::toString);
                     long held = follower.status().queues().get(0).lastIndex();
                     assertTrue(held < queue.lastIndex(), "it stopped before the end");
                     assertEquals(queue.lastIndex(), leader.status().queues().get(0).lastIndex(), "the leader went on");
@@ -62,6 +65,9 @@ class FollowerDiskFullTest {
                     assertTrue(TestCluster.await(WAIT, () -> state(follower) == QueueStatus.State.LIVE
                                     && follower.status().queues().get(0).lastIndex() == queue.lastIndex()),
                             () -> "the follower did not catch up once space was freed: " + follower.status());
+                    QueueStatus.Resyncs resyncs = follower.status().queues().get(0).resyncs();
+                    assertEquals(QueueStatus.ResyncCause.DISK_ROOM_AGAIN, resyncs.lastCause(), resyncs::toString);
+                    assertTrue(resyncs.count() >= 1 && resyncs.lastAt() != null, resyncs::toString);
                 }
             }
             assertNull(QueueContents.difference(read(cluster, 0), read(cluster, 1)), "identical copies");

@@ -93,6 +93,16 @@ final class NodeProcess implements AutoCloseable {
         return command("status");
     }
 
+    /** The node's status as the admin endpoint's JSON (the child serialises {@code ReplicationNode.status()}). */
+    synchronized com.fasterxml.jackson.databind.JsonNode statusJson() throws IOException {
+        in.println("json");
+        String line = out.readLine();
+        if (line == null || !line.startsWith("JSON ")) {
+            throw new IllegalStateException("node " + position + " answered '" + line + "' to 'json'");
+        }
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(line.substring("JSON ".length()));
+    }
+
     long pid() {
         return process.pid();
     }

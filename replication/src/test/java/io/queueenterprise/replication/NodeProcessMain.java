@@ -12,8 +12,9 @@ import java.util.List;
 
 /**
  * A replication node as a child JVM for the multi-process tests: started with {@code @bin/jvm.args}, driven by one
- * command per line on stdin ({@code promote T}, {@code follow L T}, {@code fence T}, {@code status}, {@code exit}),
- * answering one line each ({@code OK role term lastIndex quorumIndex state} or {@code ERR message}). Killed with
+ * command per line on stdin ({@code promote T}, {@code follow L T}, {@code fence T}, {@code status}, {@code json}, {@code exit}),
+ * answering one line each ({@code OK role term lastIndex quorumIndex state}, {@code JSON <status as the admin endpoint's
+ * JSON>} or {@code ERR message}). Killed with
  * SIGKILL by the test.
  *
  * <p>Arguments: data directory, credential file, this node's position, peers as {@code id:port[:clientPort],...}
@@ -54,6 +55,11 @@ public final class NodeProcessMain {
                         case "follow" -> node.follow(c[1], Long.parseLong(c[2]));
                         case "fence" -> node.fence(Long.parseLong(c[1]));
                         case "status" -> { }
+                        case "json" -> { // the status as the admin endpoint serialises it, on one line
+                            System.out.println("JSON " + new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(node.status()));
+                            System.out.flush();
+                            continue;
+                        }
                         case "exit" -> {
                             System.out.println("BYE");
                             return;

@@ -2,6 +2,7 @@ package io.queueenterprise.replication;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -10,9 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,15 +55,40 @@ class PeerNameResolutionTest {
                 assertEquals(-1, lastIndex(follower), "the follower got excerpts from a leader that cannot address it");
                 String log = Files.readString(logs.resolve("node-0.log"));
                 assertTrue(log.contains(FOLLOWER_NAME) && log.contains("does not resolve"), "no word of the unresolved peer: " + log);
+                JsonNode unresolved = peerAddress(leader.statusJson(), "replica-1");
+                assertEquals(FOLLOWER_NAME, unresolved.path("host").asText(), unresolved::toString);
+                assertFalse(unresolved.path("resolved").asBoolean(), unresolved::toString);
+                assertTrue(unresolved.path("problem").asText().contains("does not resolve"), unresolved::toString);
+                assertTrue(unresolved.path("lastProblem").asText().contains("does not resolve"), unresolved::toString);
+                assertTrue(unresolved.path("lastProblemAt").isTextual(), unresolved::toString);
 
                 Files.writeString(hosts, "127.0.0.1 " + FOLLOWER_NAME + "\n", StandardOpenOption.APPEND); // the pod exists now
                 long last = queue.lastIndex();
                 assertTrue(TestCluster.await(Duration.ofSeconds(60), () -> lastIndex(follower) == last),
                         "the follower got nothing after its name resolved");
+                // what remains once it resolved: no problem now, the last one kept with its time
+                JsonNode resolved = peerAddress(leader.statusJson(), "replica-1");
+                assertTrue(resolved.path("resolved").asBoolean() && resolved.path("problem").isNull(), resolved::toString);
+                assertTrue(resolved.path("lastProblem").asText().contains("does not resolve"), resolved::toString);
+                Instant at = Instant.parse(resolved.path("lastProblemAt").asText());
+                assertTrue(Duration.between(at, Instant.now()).toMinutes() < 10, resolved::toString);
+                // and the follower, which addresses the leader by its address, reports nothing
+                JsonNode leaderSeenByFollower = peerAddress(follower.statusJson(), "replica-0");
+                assertTrue(leaderSeenByFollower.path("resolved").asBoolean() && leaderSeenByFollower.path("lastProblem").isNull(),
+                        leaderSeenByFollower::toString);
             }
         }
         assertNull(QueueContents.difference(QueueContents.read(cluster.queueDirectory(0, "orders")),
                 QueueContents.read(cluster.queueDirectory(1, "orders"))));
+    }
+
+    private static JsonNode peerAddress(JsonNode status, String peer) {
+        for (JsonNode p : status.path("peerAddresses")) {
+            if (p.path("nodeId").asText().equals(peer)) {
+                return p;
+            }
+        }
+        throw new AssertionError("no peer address of " + peer + " in " + status);
     }
 
     private static long lastIndex(NodeProcess node) {

@@ -125,6 +125,14 @@ class QuorumAndDivergenceTest {
                     assertTrue(TestCluster.await(WAIT, () -> oldLeader.status().queues().get(0).lastIndex() == last
                                     && b3.status().queues().get(0).lastIndex() == last),
                             () -> "old leader did not converge: " + oldLeader.status());
+                    // its status says what it moved aside, where, and why
+                    QueueStatus.Quarantines moved = oldLeader.status().queues().get(0).quarantines();
+                    assertEquals(1, moved.count(), moved::toString);
+                    assertEquals(QueueStatus.QuarantineReason.DIVERGENT, moved.lastReason(), moved::toString);
+                    assertEquals(20, moved.lastExcerpts(), moved::toString);
+                    assertTrue(moved.lastDirectory().startsWith(cluster.queueDirectory(0, "orders").resolve("quarantine")
+                            .toAbsolutePath().toString()), moved::toString);
+                    assertEquals(QueueStatus.Quarantines.NONE, b3.status().queues().get(0).quarantines(), "B diverged nowhere");
                 }
             }
         }

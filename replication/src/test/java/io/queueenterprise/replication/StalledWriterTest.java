@@ -2,6 +2,7 @@ package io.queueenterprise.replication;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,6 +12,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -39,7 +41,8 @@ class StalledWriterTest {
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue("stalled", AckMode.ASYNC),
                 TestCluster.queue("orders", AckMode.ASYNC)));
         try (ReplicationNode leader = ReplicationNode.start(cluster.config(0));
-             ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
+             ReplicationNode follower = ReplicationNode.start(cluster.config(1));
+             AdminEndpoint followerAdmin = AdminEndpoint.start(follower)) {
             leader.promote(1);
             follower.follow("replica-0", 1);
             try (EnterpriseQueue stalled = EnterpriseQueue.builder(cluster.queueDirectory(0, "stalled")).build();
@@ -79,6 +82,22 @@ class StalledWriterTest {
                         "a queue whose writer is blocked does not report LIVE (readiness)");
                 assertTrue(follower.stateDetail("stalled").contains("blocked"), () -> "no word of the blocked writer: '"
                         + follower.stateDetail("stalled") + "'");
+                // the admin endpoint says the same while it lasts: blocked writer, the resync it forced, in JSON
+                JsonNode status = followerAdmin.status();
+                JsonNode during = AdminEndpoint.queue(status, "stalled");
+                assertEquals("CATCHING_UP", during.path("state").asText(), during::toString);
+                assertTrue(during.path("stateDetail").asText().contains("blocked in the store"), during::toString);
+                assertTrue(during.path("writer").path("blockedMillis").asLong() >= 1_000, during::toString);
+                assertTrue(during.path("writer").path("stalls").asLong() >= 1, during::toString);
+                assertRecent(during.path("writer").path("lastStallAt"));
+                assertTrue(during.path("resyncs").path("count").asLong() >= 1, during::toString);
+                assertEquals("WRITER_BEHIND", during.path("resyncs").path("lastCause").asText(), during::toString);
+                assertTrue(during.path("resyncs").path("lastDetail").asText().contains("writer has been behind"), during::toString);
+                assertRecent(during.path("resyncs").path("lastAt"));
+                JsonNode other = AdminEndpoint.queue(status, "orders");
+                assertEquals(0, other.path("resyncs").path("count").asLong(), other::toString);
+                assertEquals(0, other.path("writer").path("stalls").asLong(), other::toString);
+                assertTrue(other.path("resyncs").path("lastCause").isNull(), other::toString);
             } finally {
                 release(holder);
             }
@@ -88,6 +107,14 @@ class StalledWriterTest {
             long ordersLast = orders.lastIndex();
             assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(1).lastIndex() == ordersLast
                     && follower.status().queues().get(0).state() == QueueStatus.State.LIVE));
+            // what remains once it recovered: LIVE, nothing blocked or to explain, the stall and the resync counted
+            JsonNode after = AdminEndpoint.queue(followerAdmin.status(), "stalled");
+            assertEquals("LIVE", after.path("state").asText(), after::toString);
+            assertEquals("", after.path("stateDetail").asText(), after::toString);
+            assertTrue(after.path("writer").path("blockedMillis").asLong() < 1_000, after::toString);
+            assertTrue(after.path("writer").path("stalls").asLong() >= 1, after::toString);
+            assertTrue(after.path("resyncs").path("count").asLong() >= 1, after::toString);
+            assertEquals("WRITER_BEHIND", after.path("resyncs").path("lastCause").asText(), after::toString);
             }
         }
         assertSameContents(cluster, "stalled");
@@ -135,6 +162,8 @@ class StalledWriterTest {
                         newAppender.write("orders after failover".getBytes(StandardCharsets.UTF_8)); // writable at once
                     }
                     assertTrue(second.stateDetail("stalled").contains("last index"), () -> second.stateDetail("stalled"));
+                    QueueStatus.Writer writer = second.status().queues().get(0).writer();
+                    assertTrue(writer.blockedMillis() >= 1_000 && writer.stalls() >= 1, writer::toString);
                 } finally {
                     release(holder);
                 }
@@ -142,12 +171,21 @@ class StalledWriterTest {
             assertTrue(TestCluster.await(WAIT, () -> second.status().queues().get(0).state() == QueueStatus.State.LIVE
                     && lastIndex(second, 0) == stalledLast), () -> "'stalled' did not take the new role once released: "
                     + second.status() + " " + second.stateDetail("stalled"));
+            QueueStatus.Writer writerAfter = second.status().queues().get(0).writer();
+            assertTrue(writerAfter.blockedMillis() < 1_000 && writerAfter.stalls() >= 1, writerAfter::toString);
             first.follow("replica-1", 2);
             assertTrue(TestCluster.await(WAIT, () -> lastIndex(first, 1) == lastIndex(second, 1)
                     && lastIndex(first, 0) == lastIndex(second, 0)), () -> first.status() + " / " + second.status());
         }
         assertSameContents(cluster, "stalled");
         assertSameContents(cluster, "orders");
+    }
+
+    /** An ISO-8601 time of this test run (within the last 10 minutes). */
+    private static void assertRecent(JsonNode isoTime) {
+        assertTrue(isoTime.isTextual(), () -> "not a time: " + isoTime);
+        Instant at = Instant.parse(isoTime.asText());
+        assertTrue(Duration.between(at, Instant.now()).abs().toMinutes() < 10, () -> "not now: " + isoTime);
     }
 
     private static Process lockHolder(Path queueDirectory) throws Exception {

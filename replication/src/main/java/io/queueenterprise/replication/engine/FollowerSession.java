@@ -66,6 +66,7 @@ final class FollowerSession {
                 queue.state = QueueStatus.State.CATCHING_UP;
                 queue.stateDetail = null;
                 queue.synced = false;
+                queue.resynchronising(QueueStatus.ResyncCause.DISK_ROOM_AGAIN, "room to write again after DISK_FULL");
                 resynchronise = true;
             }
             queue.leaderLastIndex = heartbeat.lastIndex(q);
@@ -158,6 +159,7 @@ final class FollowerSession {
                 // Our excerpts after the shared index were never the leader's: moved aside, never served, never deleted.
                 q.checksums.close(); // its records go into the quarantine with the original files
                 q.store = Quarantine.truncateAfter(q.store, q.spec.name(), resumeAfter);
+                q.quarantines = Quarantine.onDisk(q.store.path());
                 q.checksums = ExcerptChecksums.open(q.store.path());
                 q.store.recordAckMode(QueueOpener.ackModeMark(q.spec.ackMode()));
                 q.store.publishWritableTerm(-1);
@@ -180,6 +182,7 @@ final class FollowerSession {
                     // here): its files are set aside like any divergence, then the leader's identity is taken.
                     q.checksums.close();
                     q.store = Quarantine.truncateAfter(q.store, q.spec.name(), -1);
+                    q.quarantines = Quarantine.onDisk(q.store.path());
                     q.checksums = ExcerptChecksums.open(q.store.path());
                     q.store.recordAckMode(QueueOpener.ackModeMark(q.spec.ackMode()));
                     q.store.publishWritableTerm(-1);
@@ -270,9 +273,10 @@ final class FollowerSession {
         if (now - q.ringFullSinceNanos < WRITER_WAIT_NANOS) {
             return false;
         }
-        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": its writer has been behind for "
-                + (now - q.ringFullSinceNanos) / 1_000_000 + " ms (blocked in the store?); other queues go on, this one"
-                + " resynchronises once its writer drained");
+        String detail = "its writer has been behind for " + (now - q.ringFullSinceNanos) / 1_000_000
+                + " ms (blocked in the store?); other queues go on, this one resynchronises once its writer drained";
+        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail);
+        q.resynchronising(QueueStatus.ResyncCause.WRITER_BEHIND, detail);
         q.ringFullSinceNanos = 0;
         q.waitingForWriter = true;
         q.synced = false;
@@ -389,9 +393,11 @@ final class FollowerSession {
             }
             q.startPart(index, part.totalLength());
         } else if (q.partIndex != index || q.partTotal != part.totalLength() || q.partReceived != part.partOffset()) {
-            LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": piece at " + part.partOffset() + " of excerpt 0x"
-                    + Long.toHexString(index) + " does not continue what was assembled (" + q.partReceived
-                    + " bytes of 0x" + Long.toHexString(q.partIndex) + "); resynchronising");
+            String detail = "piece at " + part.partOffset() + " of excerpt 0x" + Long.toHexString(index)
+                    + " does not continue what was assembled (" + q.partReceived + " bytes of 0x"
+                    + Long.toHexString(q.partIndex) + ")";
+            LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail + "; resynchronising");
+            q.resynchronising(QueueStatus.ResyncCause.BROKEN_PIECES, detail);
             q.dropPart();
             q.synced = false;
             q.state = QueueStatus.State.CATCHING_UP;
@@ -421,8 +427,9 @@ final class FollowerSession {
             return true;
         }
         // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
-        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": excerpt 0x" + Long.toHexString(index)
-                + " does not follow 0x" + Long.toHexString(q.acceptedIndex) + "; resynchronising");
+        String detail = "excerpt 0x" + Long.toHexString(index) + " does not follow 0x" + Long.toHexString(q.acceptedIndex);
+        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail + "; resynchronising");
+        q.resynchronising(QueueStatus.ResyncCause.GAP, detail);
         q.dropPart();
         q.synced = false;
         q.state = QueueStatus.State.CATCHING_UP;
@@ -432,6 +439,7 @@ final class FollowerSession {
 
     /** A writer blocked in the store for more than a second says so in the queue's detail (updated each second). */
     private static void reportBlocked(QueueReplica q, long blockedNanos) {
+        q.trackWriterStall(blockedNanos);
         long seconds = blockedNanos / 1_000_000_000L;
         if (seconds == q.blockedSecondsReported) {
             return;

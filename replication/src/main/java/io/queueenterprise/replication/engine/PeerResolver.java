@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
@@ -33,6 +34,9 @@ final class PeerResolver implements AutoCloseable {
     /** 1 once the peer's host resolved (or is an address), 0 while it must be looked up (again). */
     private final AtomicIntegerArray resolved;
     private final AtomicReferenceArray<String> problems;
+    /** The latest problem per peer since start, kept once it is solved (the status reports it), and when (epoch ms). */
+    private final AtomicReferenceArray<String> lastProblems;
+    private final AtomicLongArray lastProblemAtMillis;
     private final Thread thread;
     private volatile boolean closed;
 
@@ -41,6 +45,8 @@ final class PeerResolver implements AutoCloseable {
         this.hosts = peers.stream().map(NodeConfig.Peer::host).toList();
         this.resolved = new AtomicIntegerArray(hosts.size());
         this.problems = new AtomicReferenceArray<>(hosts.size());
+        this.lastProblems = new AtomicReferenceArray<>(hosts.size());
+        this.lastProblemAtMillis = new AtomicLongArray(hosts.size());
         for (int i = 0; i < hosts.size(); i++) {
             if (i == self || isAddress(hosts.get(i))) {
                 resolved.set(i, 1); // nothing to look up: Aeron parses an address without a lookup
@@ -65,7 +71,7 @@ final class PeerResolver implements AutoCloseable {
 
     /** Aeron could not use the peer's address after all: look it up again (with backoff), saying why meanwhile. */
     void retry(int peer, String why) {
-        problems.set(peer, why);
+        report(peer, why);
         if (isAddress(hosts.get(peer))) {
             return; // an address does not get better by looking it up; the reason stays reported
         }
@@ -83,6 +89,27 @@ final class PeerResolver implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    private void report(int peer, String problem) {
+        lastProblemAtMillis.set(peer, System.currentTimeMillis());
+        lastProblems.set(peer, problem);
+        problems.set(peer, problem);
+    }
+
+    /** Why this node has no channel to {@code peer} now, or null. Any thread. */
+    String problem(int peer) {
+        return problems.get(peer);
+    }
+
+    /** The latest reason it had none since start (kept once solved), or null. Any thread. */
+    String lastProblem(int peer) {
+        return lastProblems.get(peer);
+    }
+
+    /** When {@link #lastProblem} was last seen (epoch ms), 0 when never. Any thread. */
+    long lastProblemAtMillis(int peer) {
+        return lastProblemAtMillis.get(peer);
     }
 
     /** The duty thread added its publication: nothing to report for this peer any more. */
@@ -109,7 +136,7 @@ final class PeerResolver implements AutoCloseable {
                     if (!problem.equals(problems.get(i))) {
                         LOG.log(System.Logger.Level.WARNING, nodeId + ": " + problem);
                     }
-                    problems.set(i, problem);
+                    report(i, problem);
                 }
             }
             if (missing) {

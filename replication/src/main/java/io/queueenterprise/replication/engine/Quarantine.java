@@ -1,6 +1,8 @@
 package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.QueueStatus.QuarantineReason;
 import io.queueenterprise.replication.ReplicationException;
 import net.openhft.chronicle.queue.RollCycle;
 
@@ -40,17 +42,12 @@ final class Quarantine {
     private Quarantine() {
     }
 
-    /** Why excerpts are moved aside. */
-    enum Reason {
-        /** After the last index shared with a new leader: written under a term the leader's history does not continue. */
-        DIVERGENT,
-        /** From the first excerpt whose stored bytes no longer match their checksum (or cannot be read): refetched. */
-        DAMAGED
-    }
+    /** Per quarantine folder: what the status reports of it (reason, time, excerpts, detail), as properties. */
+    static final String SUMMARY_FILE = "quarantine.properties";
 
     /** Truncates the queue of {@code store} after {@code sharedEnd} (-1: everything); returns the reopened store. */
     static ReplicaStore truncateAfter(ReplicaStore store, String queueName, long sharedEnd) {
-        return truncateAfter(store, queueName, sharedEnd, Reason.DIVERGENT, null);
+        return truncateAfter(store, queueName, sharedEnd, QuarantineReason.DIVERGENT, null);
     }
 
     /**
@@ -58,13 +55,14 @@ final class Quarantine {
      * what was found, written into the README); returns the reopened store. A damaged copy's excerpts after
      * {@code keptEnd} are saved as far as they can still be read; the original files are kept whole in any case.
      */
-    static ReplicaStore truncateAfter(ReplicaStore store, String queueName, long keptEnd, Reason reason, String detail) {
+    static ReplicaStore truncateAfter(ReplicaStore store, String queueName, long keptEnd, QuarantineReason reason, String detail) {
         long sharedEnd = keptEnd;
         String readProblem = null;
         Path dir = store.path();
         RollCycle rollCycle = store.rollCycle();
         byte[] descriptorBytes = store.descriptorBytes();
-        String stamp = STAMP.format(Instant.now());
+        Instant now = Instant.now();
+        String stamp = STAMP.format(now);
         Path target = dir.resolve(DIR_NAME).resolve(stamp);
         Path parent = dir.getParent();
         Path rebuild = parent.resolve("." + dir.getFileName() + ".rebuild-" + stamp);
@@ -75,7 +73,7 @@ final class Quarantine {
         try {
             Files.createDirectories(target);
             // 1. the divergent excerpts, raw, and the original files
-            String excerptsFile = reason == Reason.DAMAGED ? "damaged-excerpts.bin" : "divergent-excerpts.bin";
+            String excerptsFile = reason == QuarantineReason.DAMAGED ? "damaged-excerpts.bin" : "divergent-excerpts.bin";
             try (ReplicaStore.RawTailer tailer = store.rawTailer();
                  DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
                          Files.newOutputStream(target.resolve(excerptsFile))))) {
@@ -101,7 +99,7 @@ final class Quarantine {
             }
             store.close();
             copyOriginals(dir, target.resolve("original"));
-            String why = reason == Reason.DAMAGED
+            String why = reason == QuarantineReason.DAMAGED
                     ? "Excerpts of queue '" + queueName + "' after index 0x" + Long.toHexString(sharedEnd) + ", the last one"
                     + " this replica read whole and, where recorded, with the checksum it had when written.\n"
                     + "The copy was damaged on disk: " + detail + ".\nThey are not served; the node fetches them again from"
@@ -113,6 +111,7 @@ final class Quarantine {
             Files.writeString(target.resolve("README.txt"), why
                     + excerptsFile + ": per excerpt i64 index, i32 length, the stored (sealed) bytes; big-endian.\n"
                     + "original/: the queue's files as they were before the rebuild.\n", StandardCharsets.UTF_8);
+            writeSummary(target, reason, now, moved, sharedEnd, reason == QuarantineReason.DAMAGED ? detail : null);
 
             // 2. the rebuilt queue: the shared excerpts at the same indexes
             try (ReplicaStore source = ReplicaStore.open(dir, rollCycle);
@@ -150,11 +149,11 @@ final class Quarantine {
     }
 
     /** The next excerpt; in a damaged copy one Chronicle cannot read ends the saving (the original files keep it). */
-    private static int nextReadable(ReplicaStore.RawTailer tailer, Reason reason) {
+    private static int nextReadable(ReplicaStore.RawTailer tailer, QuarantineReason reason) {
         try {
             return tailer.next();
         } catch (RuntimeException e) {
-            if (reason != Reason.DAMAGED) {
+            if (reason != QuarantineReason.DAMAGED) {
                 throw e;
             }
             throw new UnreadableExcerptException(String.valueOf(e));
@@ -168,6 +167,76 @@ final class Quarantine {
         UnreadableExcerptException(String message) {
             super(message, null, false, false);
         }
+    }
+
+    /** What the status reports of this quarantine, beside its README (which says the same in words). */
+    private static void writeSummary(Path target, QuarantineReason reason, Instant at, long excerpts, long keptEnd,
+                                     String detail) throws IOException {
+        java.util.Properties summary = new java.util.Properties();
+        summary.setProperty("reason", reason.name());
+        summary.setProperty("at", at.toString());
+        summary.setProperty("excerpts", Long.toString(excerpts));
+        summary.setProperty("keptEnd", Long.toString(keptEnd));
+        if (detail != null) {
+            summary.setProperty("detail", detail);
+        }
+        try (var out = Files.newBufferedWriter(target.resolve(SUMMARY_FILE), StandardCharsets.UTF_8)) {
+            summary.store(out, "written by the node when it moved these excerpts aside");
+        }
+    }
+
+    /**
+     * The quarantines of the queue in {@code queueDirectory}, as its {@code quarantine/} folder holds them: how many,
+     * and the newest one's facts (from its summary; a folder made by a node older than the summary gives its reason by
+     * the excerpts file it holds and its time by its name). Reads one small file: called when a queue opens or after a
+     * quarantine, never per status.
+     */
+    static QueueStatus.Quarantines onDisk(Path queueDirectory) {
+        Path root = queueDirectory.resolve(DIR_NAME);
+        if (!Files.isDirectory(root)) {
+            return QueueStatus.Quarantines.NONE;
+        }
+        List<Path> folders;
+        try (Stream<Path> entries = Files.list(root)) {
+            folders = entries.filter(Files::isDirectory).sorted().toList(); // names are UTC stamps: sorted by time
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot list " + root + ": " + e);
+            return QueueStatus.Quarantines.NONE;
+        }
+        if (folders.isEmpty()) {
+            return QueueStatus.Quarantines.NONE;
+        }
+        Path newest = folders.get(folders.size() - 1).toAbsolutePath();
+        java.util.Properties summary = new java.util.Properties();
+        Path summaryFile = newest.resolve(SUMMARY_FILE);
+        if (Files.isRegularFile(summaryFile)) {
+            try (var in = Files.newBufferedReader(summaryFile, StandardCharsets.UTF_8)) {
+                summary.load(in);
+            } catch (IOException | IllegalArgumentException e) {
+                LOG.log(System.Logger.Level.WARNING, "cannot read " + summaryFile + ": " + e);
+            }
+        }
+        QuarantineReason reason;
+        try {
+            reason = QuarantineReason.valueOf(summary.getProperty("reason", ""));
+        } catch (IllegalArgumentException e) {
+            reason = Files.exists(newest.resolve("damaged-excerpts.bin")) ? QuarantineReason.DAMAGED : QuarantineReason.DIVERGENT;
+        }
+        String at = summary.getProperty("at");
+        if (at == null) {
+            try {
+                at = Instant.from(STAMP.parse(newest.getFileName().toString())).toString();
+            } catch (java.time.DateTimeException e) {
+                at = null; // not a folder the node made: reported without a time
+            }
+        }
+        long excerpts;
+        try {
+            excerpts = Long.parseLong(summary.getProperty("excerpts", "-1"));
+        } catch (NumberFormatException e) {
+            excerpts = -1;
+        }
+        return new QueueStatus.Quarantines(folders.size(), reason, at, newest.toString(), excerpts, summary.getProperty("detail"));
     }
 
     /** At start: a rebuild interrupted by a crash is undone (the original put back) or finished. */

@@ -31,7 +31,7 @@ final class QueueOpener {
 
     /** A queue opened, recovered and checked, for the duty thread to take. */
     record Opened(ReplicaStore store, TermHistory history, long lastIndex, String damage, ExcerptChecksums checksums,
-                  DescriptorWatch descriptorWatch, String note) {
+                  DescriptorWatch descriptorWatch, String note, io.queueenterprise.replication.QueueStatus.Quarantines quarantines) {
         void close() {
             checksums.close();
             store.close();
@@ -187,7 +187,8 @@ final class QueueOpener {
             }
             TermHistory history = TermHistory.load(dir);
             long lastIndex = store.lastIndex();
-            return new Opened(store, history, lastIndex, damage, ExcerptChecksums.open(dir), new DescriptorWatch(dir), note);
+            return new Opened(store, history, lastIndex, damage, ExcerptChecksums.open(dir), new DescriptorWatch(dir), note,
+                    Quarantine.onDisk(dir));
         } catch (RuntimeException | Error e) {
             store.close();
             throw e;
@@ -202,7 +203,7 @@ final class QueueOpener {
      */
     private static ReplicaStore refetch(ReplicaStore store, NodeConfig.QueueSpec spec, ExcerptChecksums.Damage found) {
         try {
-            ReplicaStore cut = Quarantine.truncateAfter(store, spec.name(), found.lastGoodIndex(), Quarantine.Reason.DAMAGED,
+            ReplicaStore cut = Quarantine.truncateAfter(store, spec.name(), found.lastGoodIndex(), io.queueenterprise.replication.QueueStatus.QuarantineReason.DAMAGED,
                     found.message());
             cut.recordAckMode(ackModeMark(spec.ackMode()));
             cut.publishWritableTerm(-1);

@@ -7,6 +7,8 @@ import org.HdrHistogram.Recorder;
 
 /** One hosted queue on this node: its store, term history and replication state. Duty-cycle thread only. */
 final class QueueReplica {
+    /** A writer blocked this long counts as a stall in the status. */
+    static final long WRITER_STALL_NANOS = 1_000_000_000L;
     /** Excerpts whose first sighting on the leader is remembered for ack latency and lag in ns. */
     private static final int SEEN_RING = 1 << 16;
 
@@ -78,6 +80,15 @@ final class QueueReplica {
     int partTotal;
     int partReceived;
     byte[] partBytes = new byte[0];
+    /** The quarantine folders of this queue on disk, as last counted (at open, and after each quarantine). */
+    QueueStatus.Quarantines quarantines = QueueStatus.Quarantines.NONE;
+    /** Follower: resynchronisations since start (the status reports them; replaced per resync, which is rare). */
+    QueueStatus.Resyncs resyncs = QueueStatus.Resyncs.NONE;
+    /** Times since start the writer was blocked for {@link #WRITER_STALL_NANOS} or more, and when the latest began. */
+    long writerStalls;
+    String lastWriterStallAt;
+    /** The writer's operation in hand was already counted as a stall. */
+    private boolean inWriterStall;
     /** Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. */
     final Recorder ackLatency = new Recorder(3);
 
@@ -146,6 +157,29 @@ final class QueueReplica {
         partIndex = -1;
         partTotal = 0;
         partReceived = 0;
+    }
+
+    /**
+     * This follower's copy falls back to resynchronising through HELLO for {@code cause}: counted with its
+     * circumstances, for the status (duty thread; a resync is rare, so the record is replaced).
+     */
+    void resynchronising(QueueStatus.ResyncCause cause, String detail) {
+        resyncs = new QueueStatus.Resyncs(resyncs.count() + 1, cause, detail,
+                java.time.Instant.ofEpochMilli(System.currentTimeMillis()).toString());
+    }
+
+    /** Counts a stall once per blocked operation, when it has lasted {@link #WRITER_STALL_NANOS}. */
+    void trackWriterStall(long blockedNanos) {
+        if (blockedNanos < WRITER_STALL_NANOS) {
+            inWriterStall = false;
+            return;
+        }
+        if (!inWriterStall) {
+            inWriterStall = true;
+            writerStalls++;
+            lastWriterStallAt = java.time.Instant.ofEpochMilli(
+                    System.currentTimeMillis() - blockedNanos / 1_000_000).toString();
+        }
     }
 
     void forgetSeen() {

@@ -140,6 +140,9 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private long lastTransportRestartNanos;
     private volatile String transportProblem;
     private volatile long transportRestarts;
+    /** Why the latest restart of the transport was needed, and when it was tried (epoch ms); duty thread only (status). */
+    private String lastTransportRestartCause;
+    private long lastTransportRestartAtMillis;
     private volatile boolean closed;
     /** Remote clients (its own class; one call per duty cycle): null when the node serves none. */
     private final io.queueenterprise.replication.client.ClientGateway clients;
@@ -355,6 +358,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         LOG.log(System.Logger.Level.ERROR, config.nodeId() + ": " + cause + "; restarting it (restart "
                 + transportRestarts + ")");
         transportProblem = "restarting the embedded Aeron client and driver: " + cause;
+        lastTransportRestartCause = cause;
+        lastTransportRestartAtMillis = System.currentTimeMillis();
         dropAllSessions();
         for (QueueReplica q : queues) {
             q.synced = false;
@@ -415,6 +420,16 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         aeron.close();
     }
 
+    /**
+     * Test hook: the Aeron client and the media driver close, then {@code whileDown} runs, on the duty thread before
+     * the node can notice (so that a test can take the node's UDP port and make the restart fail for real).
+     */
+    public void closeTransportForTest(Runnable whileDown) {
+        aeron.close();
+        driver.close();
+        whileDown.run();
+    }
+
     private static String channel(NodeConfig.Peer peer) {
         return "aeron:udp?endpoint=" + peer.host() + ":" + peer.replicationPort();
     }
@@ -440,6 +455,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             q.checksums = opened.checksums();
             q.descriptorWatch = opened.descriptorWatch();
             q.damage = opened.damage();
+            q.quarantines = opened.quarantines();
             q.stateDetail = q.damage != null ? q.damage : opened.note() != null ? opened.note() : "";
             q.writer = new QueueWriter(config.nodeId(), q.spec.name(), q.store, q.checksums, q.lastIndex);
             q.acceptedIndex = q.lastIndex;
@@ -742,6 +758,7 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
             if (last == null) {
                 stillSettling = true;
                 long blocked = q.writer.busyNanos(now);
+                q.trackWriterStall(blocked);
                 if (blocked > WRITER_BLOCKED_REPORT_NANOS && q.damage == null) {
                     q.stateDetail = "finding the last index for the new role: its writer has been blocked in the store for "
                             + blocked / 1_000_000 + " ms";
@@ -864,7 +881,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         for (QueueReplica q : queues) {
             List<QueueStatus.PeerProgress> progress = new ArrayList<>();
             if (!q.open) { // still opening: nothing held is known yet
-                list.add(new QueueStatus(q.spec.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, progress, 0, drops.total()));
+                list.add(new QueueStatus(q.spec.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, progress, 0, drops.total(),
+                        q.stateDetail, QueueStatus.Writer.NONE, q.resyncs, q.quarantines));
                 continue;
             }
             if (role == NodeStatus.Role.LEADER) {
@@ -878,12 +896,48 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 }
             }
             long durable = q.lastIndex;
+            long blocked = q.writer.busyNanos(now);
+            q.trackWriterStall(blocked);
+            QueueStatus.Writer writer = new QueueStatus.Writer(TimeUnit.NANOSECONDS.toMillis(blocked), q.writerStalls,
+                    q.lastWriterStallAt);
             list.add(new QueueStatus(q.spec.name(), q.state, q.lastIndex, durable, q.quorumIndex, q.store.firstIndex(),
-                    progress, q.bytesReplicated, drops.total()));
+                    progress, q.bytesReplicated, drops.total(), q.stateDetail, writer, q.resyncs, q.quarantines));
         }
-        NodeStatus status = new NodeStatus(config.nodeId(), role, term, leader < 0 ? null : config.peers().get(leader).id(), list);
+        NodeStatus status = new NodeStatus(config.nodeId(), role, term, leader < 0 ? null : config.peers().get(leader).id(), list,
+                transportStatus(), peerAddresses());
         lastStatus = status;
         return status;
+    }
+
+    /** The embedded client and driver as the status reports them. Duty-cycle thread. */
+    private NodeStatus.Transport transportStatus() {
+        String problem = transportProblem;
+        if (problem == null && (aeron.isClosed() || clientInvoker.isClosed() || driverInvoker.isClosed() || subscription.isClosed())) {
+            problem = "the embedded Aeron client or driver closed; the node restarts them within "
+                    + TimeUnit.NANOSECONDS.toMillis(TRANSPORT_CHECK_NANOS) + " ms";
+        }
+        return new NodeStatus.Transport(problem == null, problem, transportRestarts, lastTransportRestartCause,
+                lastTransportRestartAtMillis == 0 ? null : java.time.Instant.ofEpochMilli(lastTransportRestartAtMillis).toString());
+    }
+
+    /** Every other peer: whether this node has a channel to its address, and the latest reason it had none. */
+    private List<NodeStatus.PeerAddress> peerAddresses() {
+        List<NodeStatus.PeerAddress> out = new ArrayList<>(config.peers().size());
+        for (int i = 0; i < config.peers().size(); i++) {
+            if (i == self) {
+                continue;
+            }
+            NodeConfig.Peer peer = config.peers().get(i);
+            String problem = resolver.problem(i);
+            boolean resolved = problem == null && resolver.resolved(i);
+            if (!resolved && problem == null) {
+                problem = "host '" + peer.host() + "' is being looked up";
+            }
+            long at = resolver.lastProblemAtMillis(i);
+            out.add(new NodeStatus.PeerAddress(peer.id(), peer.host(), resolved, problem, resolver.lastProblem(i),
+                    at == 0 ? null : java.time.Instant.ofEpochMilli(at).toString()));
+        }
+        return out;
     }
 
     /** Excerpts after {@code from} up to {@code to}, counted within cycles (an estimate across a cycle change). */

@@ -28,7 +28,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * are rare control calls, and serialising them keeps promote/follow/fence from racing each other here.
  */
 public final class AdminServer implements AutoCloseable {
-    static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The API's JSON. Reading, fields this build does not know are ignored: API v1 only ever adds fields, so this
+     * client (qe node status) reads a newer node's status too.
+     */
+    static final ObjectMapper JSON = new ObjectMapper()
+            .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     /** Control bodies are a few dozen bytes; anything much larger is not a control request. */
     private static final int MAX_BODY = 4096;
 

@@ -104,6 +104,10 @@ public final class NodeMetrics implements MultiCollector {
         GaugeSnapshot.Builder state = gauge("qe_queue_state", "1 for the queue's replication state (LIVE, CATCHING_UP, ...), 0 for the others");
         CounterSnapshot.Builder bytes = counter("qe_queue_replicated_bytes", "excerpt bytes sent (leader) or written (follower) since start");
         CounterSnapshot.Builder dropped = counter("qe_queue_frames_dropped", "frames dropped since start: malformed, unauthenticated, stale term, unknown session");
+        CounterSnapshot.Builder resyncs = counter("qe_queue_resyncs", "follower: times its copy resynchronised with the leader since start (writer behind, gap, broken pieces, disk room again)");
+        CounterSnapshot.Builder writerStalls = counter("qe_queue_writer_stalls", "times since start the queue's writer was blocked in the store for 1 s or more");
+        GaugeSnapshot.Builder writerBlocked = gauge("qe_queue_writer_blocked_seconds", "how long the queue's writer has been in its current operation; 0 when idle");
+        GaugeSnapshot.Builder quarantines = gauge("qe_queue_quarantines", "quarantine folders of the queue on disk (excerpts moved aside, divergent or damaged)");
         GaugeSnapshot.Builder connected = gauge("qe_peer_connected", "leader only: 1 when the follower's session is established and authenticated");
         GaugeSnapshot.Builder peerDurable = gauge("qe_peer_durable_index", "leader only: the last index the follower acknowledged as held");
         GaugeSnapshot.Builder lagExcerpts = gauge("qe_peer_lag_excerpts", "leader only: leader's last index minus the follower's durable index");
@@ -127,6 +131,10 @@ public final class NodeMetrics implements MultiCollector {
             }
             bytes.dataPoint(counterPoint(queue, q.bytesReplicated()));
             dropped.dataPoint(counterPoint(queue, q.framesDropped()));
+            resyncs.dataPoint(counterPoint(queue, q.resyncs().count()));
+            writerStalls.dataPoint(counterPoint(queue, q.writer().stalls()));
+            writerBlocked.dataPoint(gaugePoint(queue, q.writer().blockedMillis() / 1e3));
+            quarantines.dataPoint(gaugePoint(queue, q.quarantines().count()));
             for (QueueStatus.PeerProgress p : q.peers()) {
                 Labels peer = queue.add("peer", p.nodeId());
                 connected.dataPoint(gaugePoint(peer, p.connected() ? 1 : 0));
@@ -158,6 +166,10 @@ public final class NodeMetrics implements MultiCollector {
         out.add(state.build());
         out.add(bytes.build());
         out.add(dropped.build());
+        out.add(resyncs.build());
+        out.add(writerStalls.build());
+        out.add(writerBlocked.build());
+        out.add(quarantines.build());
         out.add(connected.build());
         out.add(peerDurable.build());
         out.add(lagExcerpts.build());

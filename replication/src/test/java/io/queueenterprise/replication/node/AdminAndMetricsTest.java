@@ -189,7 +189,11 @@ class AdminAndMetricsTest {
     }
 
     private static QueueStatus queue(String name, QueueStatus.State state, List<QueueStatus.PeerProgress> peers) {
-        return new QueueStatus(name, state, 0x4a0000002aL, 0x4a00000028L, 0x4a00000027L, 0x4a00000000L, peers, 123_456, 7);
+        return new QueueStatus(name, state, 0x4a0000002aL, 0x4a00000028L, 0x4a00000027L, 0x4a00000000L, peers, 123_456, 7,
+                "", new QueueStatus.Writer(2_500, 3, "2026-11-23T01:58:10.004Z"),
+                new QueueStatus.Resyncs(4, QueueStatus.ResyncCause.WRITER_BEHIND, "behind", "2026-11-23T01:58:10.730Z"),
+                new QueueStatus.Quarantines(2, QueueStatus.QuarantineReason.DIVERGENT, "2026-11-23T01:40:00.017Z",
+                        "/data/orders/quarantine/20261123T014000.017Z", 20, null));
     }
 
     @Test
@@ -210,6 +214,10 @@ class AdminAndMetricsTest {
         assertEquals(123_456, value(text, "qe_queue_replicated_bytes_total{" + orders + "}"));
         assertEquals(7, value(text, "qe_queue_frames_dropped_total{" + orders + "}"));
         assertEquals(1, value(text, "qe_queue_state{" + orders + ",state=\"LIVE\"}"));
+        assertEquals(4, value(text, "qe_queue_resyncs_total{" + orders + "}"));
+        assertEquals(3, value(text, "qe_queue_writer_stalls_total{" + orders + "}"));
+        assertTrue(text.contains("qe_queue_writer_blocked_seconds{" + orders + "} 2.5"), text);
+        assertEquals(2, value(text, "qe_queue_quarantines{" + orders + "}"));
         assertEquals(26, value(text, "qe_peer_lag_excerpts{" + peer2 + "}"));
         assertEquals(0, value(text, "qe_peer_connected{" + peer2 + "}"));
         assertTrue(text.contains("qe_peer_lag_seconds{node=\"replica-0\",peer=\"replica-1\",queue=\"orders\"} 0.0015"), text);
