@@ -100,7 +100,13 @@ class RemoteClientTest {
                             "acknowledged only once a majority holds it");
                     indexes.add(index);
                 }
-                // failover: replica-1 leads term 2; the client finds it by itself
+                // failover: replica-1 leads term 2; the client finds it by itself. A quorum of two may have been the
+                // leader and replica-2 alone, with replica-1 behind (seen under load: promoted without the descriptor
+                // or the last excerpts, it refused the client with NO_DESCRIPTOR). The operator promotes the replica
+                // with the highest durable index among a majority; here replica-1 is made that replica first.
+                long acknowledged = indexes.get(indexes.size() - 1);
+                assertTrue(TestCluster.await(WAIT, () -> nodes[1].status().queues().get(0).lastIndex() >= acknowledged),
+                        "replica-1 holds every acknowledged excerpt before it is promoted");
                 nodes[0].close();
                 nodes[0] = null;
                 nodes[1].promote(2);

@@ -64,10 +64,10 @@ final class LeaderSession {
             work += tailed;
             if (checkDescriptors && q.descriptorWatch.mayHaveChanged(nowMillis)) {
                 resendChangedDescriptor(q); // reads the file: only when its stamp says it may have changed
-            } else if (tailed > 0 && q.sentDescriptor == null) {
-                // A queue that had no descriptor when the followers joined: its first excerpts must not reach them
-                // before it does (a follower promoted with excerpts and no descriptor could not serve the queue).
-                // The library writes the descriptor before its first excerpt, so it is there once one is seen.
+            } else if (tailed > 0 && aFollowerWasSentNoDescriptor(q)) {
+                // A queue that had no descriptor when a follower joined: its first excerpts must not reach that
+                // follower before it does (a follower promoted with excerpts and no descriptor could not serve the
+                // queue). The library writes the descriptor before its first excerpt, so it is there once one is seen.
                 resendChangedDescriptor(q);
             }
             for (PeerLink p : peers) {
@@ -98,19 +98,28 @@ final class LeaderSession {
      */
     private void resendChangedDescriptor(QueueReplica q) {
         byte[] current = q.store.descriptorBytes();
-        if (current == null || java.util.Arrays.equals(current, q.sentDescriptor)) {
+        if (current == null) {
             return;
         }
-        q.sentDescriptor = current;
         for (PeerLink p : peers) {
             PeerLink.FollowerQueue f = p == null ? null : p.progress[q.position];
-            if (p != null && p.established && f.streaming) {
+            if (p != null && p.established && f.streaming && !java.util.Arrays.equals(current, f.sentDescriptor)) {
                 // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
                 // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
                 f.descriptorOwed = true;
                 descriptorDelivered(p, q);
             }
         }
+    }
+
+    /** A streaming follower of {@code q} was answered when the queue had no descriptor, and has none from us since. */
+    private boolean aFollowerWasSentNoDescriptor(QueueReplica q) {
+        for (PeerLink p : peers) {
+            if (p != null && p.established && p.progress[q.position].streaming && p.progress[q.position].sentDescriptor == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -344,7 +353,7 @@ final class LeaderSession {
     /** @return whether the frame was offered (false: lost; a follower that asked with HELLO asks again) */
     private boolean sendDescriptor(PeerLink p, QueueReplica q, long resumeAfter, long first) {
         byte[] descriptorBytes = q.store.descriptorBytes();
-        q.sentDescriptor = descriptorBytes;
+        p.progress[q.position].sentDescriptor = descriptorBytes;
         List<TermHistory.Entry> entries = q.history.entries();
         FrameEncoder out = control.session(FrameType.DESCRIPTOR, term, p)
                 .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());

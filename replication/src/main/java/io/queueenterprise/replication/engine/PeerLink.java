@@ -59,6 +59,11 @@ final class PeerLink {
         boolean streaming;
         /** A changed descriptor not yet offered to this follower: no more of the queue's DATA until it is. */
         boolean descriptorOwed;
+        /**
+         * The descriptor bytes last offered to this follower (null: none yet, or "the queue has none"). Per follower:
+         * one follower's HELLO answered with a new descriptor says nothing of what another follower was sent.
+         */
+        byte[] sentDescriptor;
         long durableIndex = -1;
         QueueStatus.State state = QueueStatus.State.STOPPED;
         /** A DATA frame built but refused by back-pressure: offered again before anything new is read. */
@@ -85,6 +90,7 @@ final class PeerLink {
             }
             streaming = false;
             descriptorOwed = false;
+            sentDescriptor = null;
             pendingLength = 0;
             sentIndex = -1;
             quorumSent = -1;

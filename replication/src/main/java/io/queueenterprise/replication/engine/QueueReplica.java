@@ -68,8 +68,6 @@ final class QueueReplica {
     String damage;
     /** Leader: notices, without reading it, that the descriptor file may have changed. */
     DescriptorWatch descriptorWatch;
-    /** Leader: the descriptor bytes last sent to followers, to notice a change. */
-    byte[] sentDescriptor;
     /** Leader: its own tail, which finds what the library appended (for quorum with one replica, lag, ack latency). */
     ReplicaStore.RawTailer selfTail;
     /**
