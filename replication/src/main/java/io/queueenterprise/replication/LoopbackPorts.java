@@ -35,7 +35,7 @@ public final class LoopbackPorts {
     public static int freeUdpPort() {
         return pick("UDP", port -> {
             try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
-                return true;
+                return socket.isBound(); // bound, then closed: free now
             } catch (IOException inUse) {
                 return false;
             }
