@@ -215,13 +215,9 @@ public final class ExcerptOpener {
         }
         long payload = address + Envelope.PAYLOAD_OFFSET;
         int whole = plainLen & ~15;
-        if (dstArray != null) {
-            keystream.xorFromMemory(k.aes, epoch, sequence, payload, dstArray, dstOff, whole, mac);
-        } else {
-            keystream.xorFromMemory(k.aes, epoch, sequence, payload, dstAddress, whole, mac);
-        }
+        keystream.xor(k.aes, epoch, sequence, 0, null, 0, payload, dstArray, dstOff, dstAddress, whole, mac);
         int rest = plainLen - whole;
-        byte[] p = partial;
+        byte[] p = partial; // ciphertext, then the tag: never plaintext
         if (rest != 0) {
             long at = payload + whole;
             int i = 0;
@@ -232,28 +228,16 @@ public final class ExcerptOpener {
             for (; i < rest; i++) {
                 p[i] = NativeMemory.getByte(at + i);
             }
-            if (mac != null) {
-                mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(first, plainLen));
-            }
-            if (dstArray != null) {
-                keystream.xor(k.aes, epoch, sequence, whole, p, 0, dstArray, dstOff + whole, rest);
-            } else {
-                keystream.xor(k.aes, epoch, sequence, whole, p, 0, p, 0, rest); // in place, then out
-                for (i = 0; i < rest; i++) {
-                    NativeMemory.putByte(dstAddress + whole + i, p[i]);
-                }
-            }
-        } else if (mac != null) {
-            mac.absorbTail(p, 0, 0, indexBound ? index : 0L, Envelope.lengthWord(first, plainLen));
+        }
+        if (mac != null) {
+            mac.absorbTail(p, 0, rest, indexBound ? index : 0L, Envelope.lengthWord(first, plainLen));
+        }
+        if (rest != 0) {
+            keystream.xor(k.aes, epoch, sequence, whole, p, 0, 0L, dstArray, dstOff + whole, dstAddress + whole, rest, null);
         }
         if (mac == null) {
-            if (dstArray == null && rest != 0) {
-                LONG_LE.set(p, 0, 0L); // the partial block's plaintext, on its way to native memory
-                LONG_LE.set(p, 8, 0L);
-            }
             return plainLen;
         }
-        // The tag overwrites whatever plaintext the partial block left here.
         LONG_LE.set(p, 0, NativeMemory.getLongLE(payload + plainLen));
         LONG_LE.set(p, 8, NativeMemory.getLongLE(payload + plainLen + 8));
         EnvelopeException.Reason refused = !mac.verify(p, 0) ? EnvelopeException.Reason.AUTHENTICATION_FAILED

@@ -139,7 +139,7 @@ public final class ExcerptSealer {
         Objects.checkFromIndexSize(srcOff, plaintextLength, src.length);
         int envLen = nextNonceToMemory(plaintextLength, dst);
         KeyContext k = active;
-        keystream.xorToMemory(k.aes, epoch, sealedSequence, src, srcOff, dst + Envelope.PAYLOAD_OFFSET, plaintextLength);
+        keystream.xor(k.aes, epoch, sealedSequence, 0, src, srcOff, 0L, null, 0, dst + Envelope.PAYLOAD_OFFSET, plaintextLength, null);
         return envLen;
     }
 
@@ -147,7 +147,7 @@ public final class ExcerptSealer {
     public int sealToMemory(long src, int plaintextLength, long dst) {
         int envLen = nextNonceToMemory(plaintextLength, dst);
         KeyContext k = active;
-        keystream.xorToMemory(k.aes, epoch, sealedSequence, src, dst + Envelope.PAYLOAD_OFFSET, plaintextLength);
+        keystream.xor(k.aes, epoch, sealedSequence, 0, null, 0, src, null, 0, dst + Envelope.PAYLOAD_OFFSET, plaintextLength, null);
         return envLen;
     }
 

@@ -36,6 +36,8 @@ final class NonceKeystream {
     private final byte[] keystream = new byte[MAX_BATCH_BLOCKS * 16];
     private final byte[] overflowCounters = new byte[MAX_BATCH_BLOCKS * 16];
     private final byte[] overflow = new byte[MAX_BATCH_BLOCKS * 16];
+    /** The one-pass open's private copy of one segment's ciphertext, for the authenticator. */
+    private final byte[] macInput = new byte[MAX_BATCH_BLOCKS * 16];
 
     private AesBlockFunction batchKey;
     private long batchEpoch;
@@ -145,98 +147,61 @@ final class NonceKeystream {
             xor(keystream, located + keyBlocks * 16 + from, src, srcOff, dst, dstOff, len);
             return;
         }
+        xor(aes, epoch, sequence, from, src, srcOff, 0L, dst, dstOff, 0L, len, null);
+    }
+
+    /**
+     * dst = src XOR keystream of the located nonce, for data bytes {@code [from, from + len)} ({@code from} a multiple
+     * of 16), where source and destination are each an array at an offset or, when the array is null, native memory
+     * at an address: the memory paths' one loop. With a {@code mac} (the one-pass open), {@code len} is a multiple of
+     * 16 and each 16-byte block of the source is read once, copied for the mac, and XORed into the destination.
+     */
+    void xor(AesBlockFunction aes, long epoch, int sequence, int from, byte[] srcArray, int srcOff, long srcAddress,
+             byte[] dstArray, int dstOff, long dstAddress, int len, Poly1305 mac) {
         for (int done = 0; done < len; ) {
             int n = segment(aes, epoch, sequence, from + done, len - done);
-            xor(segment, segmentOffset, src, srcOff + done, dst, dstOff + done, n);
-            done += n;
-        }
-    }
-
-    /**
-     * The one pass of {@link ExcerptOpener#openFromMemory}: reads the ciphertext words at native {@code src} once
-     * each, gives each 16-byte block to {@code mac} (when not null), and writes it XOR the keystream to
-     * {@code dst}. {@code len} is a multiple of 16: whole blocks only.
-     */
-    void xorFromMemory(AesBlockFunction aes, long epoch, int sequence, long src, byte[] dst, int dstOff, int len,
-                       Poly1305 mac) {
-        for (int done = 0; done < len; ) {
-            int n = segment(aes, epoch, sequence, done, len - done);
             byte[] ks = segment;
-            int k = segmentOffset;
-            long s = src + done;
-            int d = dstOff + done;
-            for (int i = 0; i < n; i += 16) {
-                long c0 = NativeMemory.getLongLE(s + i);
-                long c1 = NativeMemory.getLongLE(s + i + 8);
-                if (mac != null) {
-                    mac.absorbBlock(c0, c1);
+            int k = segmentOffset - done; // keystream of byte i at ks[k + i]
+            int i = done;
+            int end = done + n;
+            for (; i + 16 <= end; i += 16) {
+                long c0 = load(srcArray, srcOff, srcAddress, i);
+                long c1 = load(srcArray, srcOff, srcAddress, i + 8);
+                if (mac != null) { // the mac reads this private copy: what it checks is what was decrypted
+                    LONG_LE.set(macInput, i - done, c0);
+                    LONG_LE.set(macInput, i - done + 8, c1);
                 }
-                LONG_LE.set(dst, d + i, c0 ^ (long) LONG_LE.get(ks, k + i));
-                LONG_LE.set(dst, d + i + 8, c1 ^ (long) LONG_LE.get(ks, k + i + 8));
+                store(dstArray, dstOff, dstAddress, i, c0 ^ (long) LONG_LE.get(ks, k + i));
+                store(dstArray, dstOff, dstAddress, i + 8, c1 ^ (long) LONG_LE.get(ks, k + i + 8));
             }
-            done += n;
-        }
-    }
-
-    /** As {@link #xorFromMemory(AesBlockFunction, long, int, long, byte[], int, int, Poly1305)}, into native memory. */
-    void xorFromMemory(AesBlockFunction aes, long epoch, int sequence, long src, long dst, int len, Poly1305 mac) {
-        for (int done = 0; done < len; ) {
-            int n = segment(aes, epoch, sequence, done, len - done);
-            byte[] ks = segment;
-            int k = segmentOffset;
-            long s = src + done;
-            long d = dst + done;
-            for (int i = 0; i < n; i += 16) {
-                long c0 = NativeMemory.getLongLE(s + i);
-                long c1 = NativeMemory.getLongLE(s + i + 8);
-                if (mac != null) {
-                    mac.absorbBlock(c0, c1);
+            if (mac != null) {
+                mac.absorbFull(macInput, 0, n); // n is whole blocks with a mac
+            }
+            for (; i + 8 <= end; i += 8) { // the last partial block (no mac: it takes whole blocks only)
+                store(dstArray, dstOff, dstAddress, i, load(srcArray, srcOff, srcAddress, i) ^ (long) LONG_LE.get(ks, k + i));
+            }
+            for (; i < end; i++) {
+                byte b = srcArray != null ? srcArray[srcOff + i] : NativeMemory.getByte(srcAddress + i);
+                b ^= ks[k + i];
+                if (dstArray != null) {
+                    dstArray[dstOff + i] = b;
+                } else {
+                    NativeMemory.putByte(dstAddress + i, b);
                 }
-                NativeMemory.putLongLE(d + i, c0 ^ (long) LONG_LE.get(ks, k + i));
-                NativeMemory.putLongLE(d + i + 8, c1 ^ (long) LONG_LE.get(ks, k + i + 8));
             }
-            done += n;
+            done = end;
         }
     }
 
-    /**
-     * dst (native memory) = src XOR keystream of the located nonce, for {@code len} bytes from the first data block:
-     * the CTR seal straight into the queue library's direct staging buffer.
-     */
-    void xorToMemory(AesBlockFunction aes, long epoch, int sequence, byte[] src, int srcOff, long dst, int len) {
-        for (int done = 0; done < len; ) {
-            int n = segment(aes, epoch, sequence, done, len - done);
-            byte[] ks = segment;
-            int k = segmentOffset;
-            int s = srcOff + done;
-            long d = dst + done;
-            int i = 0;
-            for (; i + 8 <= n; i += 8) {
-                NativeMemory.putLongLE(d + i, (long) LONG_LE.get(src, s + i) ^ (long) LONG_LE.get(ks, k + i));
-            }
-            for (; i < n; i++) {
-                NativeMemory.putByte(d + i, (byte) (src[s + i] ^ ks[k + i]));
-            }
-            done += n;
-        }
+    private static long load(byte[] array, int off, long address, int i) {
+        return array != null ? (long) LONG_LE.get(array, off + i) : NativeMemory.getLongLE(address + i);
     }
 
-    /** As {@link #xorToMemory(AesBlockFunction, long, int, byte[], int, long, int)}, from native memory. */
-    void xorToMemory(AesBlockFunction aes, long epoch, int sequence, long src, long dst, int len) {
-        for (int done = 0; done < len; ) {
-            int n = segment(aes, epoch, sequence, done, len - done);
-            byte[] ks = segment;
-            int k = segmentOffset;
-            long s = src + done;
-            long d = dst + done;
-            int i = 0;
-            for (; i + 8 <= n; i += 8) {
-                NativeMemory.putLongLE(d + i, NativeMemory.getLongLE(s + i) ^ (long) LONG_LE.get(ks, k + i));
-            }
-            for (; i < n; i++) {
-                NativeMemory.putByte(d + i, (byte) (NativeMemory.getByte(s + i) ^ ks[k + i]));
-            }
-            done += n;
+    private static void store(byte[] array, int off, long address, int i, long v) {
+        if (array != null) {
+            LONG_LE.set(array, off + i, v);
+        } else {
+            NativeMemory.putLongLE(address + i, v);
         }
     }
 

@@ -34,7 +34,7 @@ final class Poly1305 {
     private long h1;
     private long h2;
     private final byte[] last = new byte[16];
-    private final byte[] tail = new byte[16];
+    private final byte[] tail = new byte[32];
     private final byte[] expected = new byte[TAG_LENGTH];
 
     /** Starts a message under the one-time key {@code key[off .. off+32)}: r (clamped here), then s. */
@@ -64,84 +64,30 @@ final class Poly1305 {
      * copy through a scratch array cost about a quarter of the whole MAC here.
      */
     void absorbTail(byte[] m, int off, int partialLen, long a, long b) {
+        byte[] t = tail;
+        int n = 0;
         if (partialLen != 0) {
-            long m0;
-            long m1;
             if (off + 16 <= m.length) {
                 // Read the partial block in place (the envelope's tag follows it) and mask off what is not ours.
-                m0 = (long) LONG_LE.get(m, off);
-                m1 = (long) LONG_LE.get(m, off + 8);
+                long m0 = (long) LONG_LE.get(m, off);
+                long m1 = (long) LONG_LE.get(m, off + 8);
                 if (partialLen <= 8) {
                     m0 &= -1L >>> (64 - 8 * partialLen);
                     m1 = 0;
                 } else {
                     m1 &= -1L >>> (128 - 8 * partialLen);
                 }
+                LONG_LE.set(t, 0, m0);
+                LONG_LE.set(t, 8, m1);
             } else {
-                byte[] t = tail;
                 System.arraycopy(m, off, t, 0, partialLen);
-                for (int i = partialLen; i < 16; i++) {
-                    t[i] = 0;
-                }
-                m0 = (long) LONG_LE.get(t, 0);
-                m1 = (long) LONG_LE.get(t, 8);
+                java.util.Arrays.fill(t, partialLen, 16, (byte) 0);
             }
-            block(m0, m1);
+            n = 16;
         }
-        block(a, b);
-    }
-
-    /** Absorbs one full block given as two little-endian words (the one-pass open reads them from memory). */
-    void absorbBlock(long m0, long m1) {
-        block(m0, m1);
-    }
-
-    /** One full block given as two little-endian words. */
-    private void block(long m0, long m1) {
-        long h0 = this.h0;
-        long h1 = this.h1;
-        long h2 = this.h2;
-        final long r0 = this.r0;
-        final long r1 = this.r1;
-        final long s1 = this.s1;
-        long t0 = h0 + m0;
-        long c = carry(h0, m0, t0);
-        long t1 = h1 + m1 + c;
-        c = carry(h1, m1, t1);
-        h0 = t0;
-        h1 = t1;
-        h2 += c + 1;
-        long d0lo = h0 * r0;
-        long d0hi = umulhi(h0, r0);
-        long x = h1 * s1;
-        long lo = d0lo + x;
-        d0hi += umulhi(h1, s1) + carry(d0lo, x, lo);
-        d0lo = lo;
-        long d1lo = h0 * r1;
-        long d1hi = umulhi(h0, r1);
-        x = h1 * r0;
-        lo = d1lo + x;
-        d1hi += umulhi(h1, r0) + carry(d1lo, x, lo);
-        d1lo = lo;
-        x = h2 * s1;
-        lo = d1lo + x;
-        d1hi += carry(d1lo, x, lo);
-        d1lo = lo;
-        h0 = d0lo;
-        lo = d1lo + d0hi;
-        d1hi += carry(d1lo, d0hi, lo);
-        h1 = lo;
-        h2 = h2 * r0 + d1hi;
-        c = (h2 >>> 2) + (h2 & ~3L);
-        h2 &= 3;
-        t0 = h0 + c;
-        c = carry(h0, c, t0); // c may reach 1.25 * 2^63: the full carry
-        h0 = t0;
-        t1 = h1 + c;
-        c = (h1 & ~t1) >>> 63; // adding 0 or 1: a carry out only when the top bit falls
-        this.h0 = h0;
-        this.h1 = t1;
-        this.h2 = h2 + c;
+        LONG_LE.set(t, n, a);
+        LONG_LE.set(t, n + 8, b);
+        blocks(t, 0, n + 16, 1L);
     }
 
     /** Writes the tag to {@code out[outOff .. +16)}. */
