@@ -80,12 +80,9 @@ final class EncryptedAppender implements QueueAppender {
         long position = src.readPosition();
         admit(src.readRemaining());
         int length = (int) src.readRemaining();
-        if (!authenticated) {
-            BytesStore<?, ?> store = src instanceof Bytes ? ((Bytes<?>) src).bytesStore() : src;
-            if (store != null && store.isDirectMemory() && store.inside(position, length)) {
-                // A direct source is sealed from where it lies: no copy onto the heap first.
-                return appendDirect(sealer.sealToMemory(store.addressForRead(position), length, directStagingFor(length)));
-            }
+        long address = authenticated ? 0 : DirectRanges.readable(src, position, length);
+        if (address != 0) { // a direct source is sealed from where it lies: no copy onto the heap first
+            return appendDirect(sealer.sealToMemory(address, length, directStagingFor(length)));
         }
         byte[] buf = stagingFor(length);
         src.read(position, buf, HEADER, length);
@@ -118,7 +115,7 @@ final class EncryptedAppender implements QueueAppender {
 
     /**
      * Authenticated: takes the write lock, binds the index into the tag, copies the envelope into the excerpt with
-     * the JDK's copy intrinsic ({@link HeapToNative}).
+     * the JDK's copy intrinsic ({@link DirectRanges#append}).
      */
     private long append(byte[] envelope, int envelopeLength) {
         DocumentContext dc;
@@ -133,7 +130,7 @@ final class EncryptedAppender implements QueueAppender {
             // The index is fixed once Chronicle's write lock is held: it is bound into the tag.
             index = dc.index();
             sealer.completeSeal(index);
-            HeapToNative.append(dc.wire().bytes(), envelope, 0, envelopeLength);
+            DirectRanges.append(dc.wire().bytes(), envelope, 0, envelopeLength);
         } catch (RuntimeException | Error e) {
             sealer.abandonSeal();
             dc.rollbackOnClose();

@@ -4,7 +4,6 @@ import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.crypto.EnvelopeException;
 import io.queueenterprise.crypto.ExcerptOpener;
 import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.wire.DocumentContext;
 import net.openhft.chronicle.wire.Wire;
@@ -46,14 +45,13 @@ final class EncryptedTailer extends AbstractTailer {
         }
         int length = (int) envelopeLength;
         long position = excerpt.readPosition();
-        BytesStore<?, ?> store = excerpt.bytesStore();
         int plaintextLength = length - opener.mode().overhead();
-        if (plaintextLength >= 0 && plaintextLength <= capacity && store != null && store.isDirectMemory()
-                && store.inside(position, length)) {
+        long address = plaintextLength >= 0 && plaintextLength <= capacity ? DirectRanges.readable(excerpt, position, length) : 0;
+        if (address != 0) {
             // Opened by the copy that follows, in one pass from the mapped memory (held until the read ends). An
             // excerpt too large for the caller is verified below instead, so that damage is reported as damage.
             pendingIndex = index;
-            pendingAddress = store.addressForRead(position);
+            pendingAddress = address;
             pendingLength = length;
             return plaintextLength;
         }
@@ -105,27 +103,20 @@ final class EncryptedTailer extends AbstractTailer {
 
     @Override
     protected void copyTo(Bytes<?> dst, int length) {
-        if (pendingAddress != 0 && dst.isDirectMemory()) {
-            long position = dst.writePosition();
-            if (position + length <= dst.writeLimit()) {
-                dst.ensureCapacity(position + length); // an elastic buffer grows here, before anything is written
-                BytesStore<?, ?> store = dst.bytesStore();
-                if (store != null && store.isDirectMemory() && store.inside(position, length)) {
-                    // Straight into the caller's direct buffer, in the same one pass.
-                    long address = pendingAddress;
-                    pendingAddress = 0;
-                    try {
-                        opener.openFromMemory(pendingIndex, address, pendingLength, store.addressForWrite(position), length);
-                    } catch (EnvelopeException e) {
-                        throw new ExcerptDecryptionException(queueName, pendingIndex, e);
-                    }
-                    dst.writeSkip(length);
-                    return;
-                }
+        long target = pendingAddress != 0 ? DirectRanges.writable(dst, length) : 0;
+        if (target != 0) { // straight into the caller's direct buffer, in the same one pass
+            long address = pendingAddress;
+            pendingAddress = 0;
+            try {
+                opener.openFromMemory(pendingIndex, address, pendingLength, target, length);
+            } catch (EnvelopeException e) {
+                throw new ExcerptDecryptionException(queueName, pendingIndex, e);
             }
+            dst.writeSkip(length);
+            return;
         }
         decryptToStaging(length);
-        HeapToNative.append(dst, staging, HEADER, length);
+        DirectRanges.append(dst, staging, HEADER, length);
     }
 
     @Override
