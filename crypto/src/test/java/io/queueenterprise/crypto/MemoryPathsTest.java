@@ -98,6 +98,11 @@ class MemoryPathsTest {
         }
         ExcerptSealer authenticated = new ExcerptSealer(SealOpenTest.QUEUE, SealOpenTest.RING,
                 CipherMode.AES_128_CTR_POLY1305, engine);
+        // wrong values, as a caller might pass them: refused before anything is written
+        ExcerptSealer ctr = new ExcerptSealer(SealOpenTest.QUEUE, SealOpenTest.RING, mode, engine);
+        assertThrows(IndexOutOfBoundsException.class, () -> ctr.sealToMemory(new byte[8], 0, -1, memory));
+        assertThrows(IndexOutOfBoundsException.class, () -> ctr.sealToMemory(new byte[8], 4, 8, memory));
+        assertThrows(IllegalArgumentException.class, () -> ctr.sealToMemory(source, -1, memory));
         IllegalStateException refused = assertThrows(IllegalStateException.class,
                 () -> authenticated.sealToMemory(new byte[8], 0, 8, memory));
         assertTrue(refused.getMessage().contains("binds the index"), refused.getMessage());
@@ -182,6 +187,13 @@ class MemoryPathsTest {
         put(large);
         assertThrows(IndexOutOfBoundsException.class, () -> opener.openFromMemory(2, memory, largeLength, new byte[10], 0),
                 "a destination too small is refused before anything is read past the header");
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> opener.openFromMemory(2, memory, largeLength, memory + NATIVE_DESTINATION, 899),
+                "a native destination one byte short is refused");
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> opener.openFromMemory(2, memory, largeLength, memory + NATIVE_DESTINATION, -1));
+        assertEquals(Reason.TRUNCATED, assertThrows(EnvelopeException.class,
+                () -> opener.openFromMemory(2, memory, -5, new byte[10], 0)).reason(), "a negative length");
     }
 
     /**
