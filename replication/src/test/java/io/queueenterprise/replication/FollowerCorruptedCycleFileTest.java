@@ -38,6 +38,19 @@ class FollowerCorruptedCycleFileTest {
         return String.format("payload-%04d-abcdefghijklmnopqrstuvwxyz", i).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** Writes the test's excerpts on the leader and waits until the follower holds them all; returns excerpt 42's index. */
+    private static long writeAllAndAwaitTheFollower(EnterpriseQueue queue, QueueAppender appender, ReplicationNode follower)
+            throws InterruptedException {
+        long index42 = -1;
+        for (int i = 0; i < EXCERPTS; i++) {
+            long index = appender.write(payload(i));
+            index42 = i == 42 ? index : index42;
+        }
+        long last = queue.lastIndex();
+        assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+        return index42;
+    }
+
     @Test
     void aFollowersDamagedCopyIsMovedAsideAndFetchedAgainFromTheLeader() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
@@ -49,14 +62,7 @@ class FollowerCorruptedCycleFileTest {
                  QueueAppender appender = queue.createAppender()) {
                 try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
                     follower.follow("replica-0", 1);
-                    long index42 = -1;
-                    for (int i = 0; i < EXCERPTS; i++) {
-                        long index = appender.write(payload(i));
-                        index42 = i == 42 ? index : index42;
-                    }
-                    damagedIndex = index42;
-                    long last = queue.lastIndex();
-                    assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+                    damagedIndex = writeAllAndAwaitTheFollower(queue, appender, follower);
                     assertEquals(QueueStatus.Quarantines.NONE, follower.status().queues().get(0).quarantines());
                 }
                 flipOneByteOf(cluster.queueDirectory(1, QUEUE), payload(42));
@@ -105,14 +111,7 @@ class FollowerCorruptedCycleFileTest {
                  QueueAppender appender = queue.createAppender()) {
                 try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
                     follower.follow("replica-0", 1);
-                    long index42 = -1;
-                    for (int i = 0; i < EXCERPTS; i++) {
-                        long index = appender.write(payload(i));
-                        index42 = i == 42 ? index : index42;
-                    }
-                    damagedIndex = index42;
-                    long last = queue.lastIndex();
-                    assertTrue(TestCluster.await(WAIT, () -> follower.status().queues().get(0).lastIndex() == last));
+                    damagedIndex = writeAllAndAwaitTheFollower(queue, appender, follower);
                     follower.fence(1); // restarted fenced: no leader to fetch a damaged copy from
                 }
                 flipOneByteOf(cluster.queueDirectory(1, QUEUE), payload(42));
