@@ -38,8 +38,6 @@ public final class ExcerptSealer {
     private int pendingOffset;
     private int pendingLength;
     private boolean pendingIndexBound;
-    /** The writer sequence of {@link #sealToMemory}'s nonce. */
-    private int sealedSequence;
 
     /**
      * @param keyRing read once per seal (make it a volatile read, e.g. {@link KeyRingSource#current()}); its
@@ -137,21 +135,22 @@ public final class ExcerptSealer {
      */
     public int sealToMemory(byte[] src, int srcOff, int plaintextLength, long dst) {
         Objects.checkFromIndexSize(srcOff, plaintextLength, src.length);
-        int envLen = nextNonceToMemory(plaintextLength, dst);
-        KeyContext k = active;
-        keystream.xor(k.aes, epoch, sealedSequence, 0, src, srcOff, 0L, null, 0, dst + Envelope.PAYLOAD_OFFSET, plaintextLength, null);
-        return envLen;
+        int sequence = nextNonceToMemory(plaintextLength, dst);
+        keystream.xor(active.aes, epoch, sequence, 0, src, srcOff, 0L, null, 0, dst + Envelope.PAYLOAD_OFFSET, plaintextLength, null);
+        return Envelope.sealedLength(mode, plaintextLength);
     }
 
     /** As {@link #sealToMemory(byte[], int, int, long)}, from native memory at {@code src} (a direct buffer). */
     public int sealToMemory(long src, int plaintextLength, long dst) {
-        int envLen = nextNonceToMemory(plaintextLength, dst);
-        KeyContext k = active;
-        keystream.xor(k.aes, epoch, sealedSequence, 0, null, 0, src, null, 0, dst + Envelope.PAYLOAD_OFFSET, plaintextLength, null);
-        return envLen;
+        int sequence = nextNonceToMemory(plaintextLength, dst);
+        keystream.xor(active.aes, epoch, sequence, 0, null, 0, src, null, 0, dst + Envelope.PAYLOAD_OFFSET, plaintextLength, null);
+        return Envelope.sealedLength(mode, plaintextLength);
     }
 
-    /** Takes the next nonce for a CTR seal into memory, writes the header at {@code dst}, locates the keystream. */
+    /**
+     * Takes the next nonce for a CTR seal into memory, writes the header at {@code dst}, locates the keystream;
+     * returns the nonce's writer sequence.
+     */
     private int nextNonceToMemory(int plaintextLength, long dst) {
         if (mode.authenticated()) {
             throw new IllegalStateException("sealToMemory is for " + CipherMode.AES_128_CTR + " only: " + mode
@@ -163,7 +162,20 @@ public final class ExcerptSealer {
         if (pendingBuffer != null) {
             throw new IllegalStateException("sealToMemory before completeSeal of the previous excerpt");
         }
-        int envLen = Envelope.sealedLength(mode, plaintextLength);
+        Envelope.checkPlaintextLength(plaintextLength);
+        int sequence = takeNonce();
+        KeyContext k = active;
+        NativeMemory.putLongLE(dst, Envelope.firstWord(mode, false, k.keyId, sequence));
+        NativeMemory.putLongLE(dst + 8, epoch);
+        keystream.locate(k.aes, epoch, sequence, plaintextLength);
+        return sequence;
+    }
+
+    /**
+     * The next nonce: the active key after a ring change, a new epoch after 2^32 seals, and the next writer sequence
+     * in it ({@link #epoch} is the nonce's epoch afterwards).
+     */
+    private int takeNonce() {
         KeyRing ring = keyRing.get();
         if (ring != cachedRing) {
             refresh(ring);
@@ -172,13 +184,7 @@ public final class ExcerptSealer {
             epoch = epochs.next();
             sealedInEpoch = 0;
         }
-        int sequence = (int) sealedInEpoch++;
-        KeyContext k = active;
-        NativeMemory.putLongLE(dst, Envelope.firstWord(mode, false, k.keyId, sequence));
-        NativeMemory.putLongLE(dst + 8, epoch);
-        keystream.locate(k.aes, epoch, sequence, plaintextLength);
-        sealedSequence = sequence;
-        return envLen;
+        return (int) sealedInEpoch++;
     }
 
     private int begin(byte[] src, int srcOff, int plaintextLength, byte[] env, int envOff, boolean indexBound) {
@@ -191,15 +197,7 @@ public final class ExcerptSealer {
         if (pendingBuffer != null) {
             throw new IllegalStateException("beginSeal again before completeSeal of the previous excerpt");
         }
-        KeyRing ring = keyRing.get();
-        if (ring != cachedRing) {
-            refresh(ring);
-        }
-        if (sealedInEpoch == SEQUENCES_PER_EPOCH) {
-            epoch = epochs.next();
-            sealedInEpoch = 0;
-        }
-        int sequence = (int) sealedInEpoch++;
+        int sequence = takeNonce();
         KeyContext k = active;
         Envelope.writeHeader(env, envOff, mode, indexBound, k.keyId, epoch, sequence);
         int payload = envOff + Envelope.PAYLOAD_OFFSET;
