@@ -338,33 +338,31 @@ class NodeInPodsIT {
             return cluster;
         });
 
-        // watched every second: the former leader's ORIGINAL pod, still answering, stepped down (fenced, then
-        // re-pointed) at a term above the one it led, before the operator restarted it
+        // the former leader's ORIGINAL pod, watched on its own address every 20 ms (a loop over every pod and the API
+        // server can take seconds here, longer than the fence-to-delete window): it answers stepped down (fenced, then
+        // re-pointed) at a term above the one it led before the operator restarts it. Its replacement gets another pod
+        // address, so nothing the new pod says is counted.
+        FormerLeaderWatch watch = new FormerLeaderWatch(formerLeader, formerTerm);
         Duration rollout = Duration.ofMinutes(15);
         long deadline = System.nanoTime() + rollout.toNanos();
-        boolean formerLeaderDemotedWhileAnswering = false;
-        String seenRoles = "";
         QueueCluster rolled = null;
-        while (System.nanoTime() < deadline) {
-            Map<String, String> uids = nodePodUids();
-            if (originalUids.get(formerLeader).equals(uids.get(formerLeader))) {
-                NodeStatusView view = answeringNodes().get(formerLeader);
-                if (view != null && view.term() > formerTerm && !view.isLeaderAt(view.term())) {
-                    formerLeaderDemotedWhileAnswering = true;
-                    seenRoles = seenRoles.contains(view.role()) ? seenRoles : seenRoles + " " + view.role() + "@" + view.term();
+        try {
+            while (System.nanoTime() < deadline) {
+                Map<String, String> uids = nodePodUids();
+                QueueCluster cluster = current();
+                if (ready(cluster) && cluster.getStatus().getTerm() > formerTerm && allReplaced(originalUids, uids) && atUpdateRevision()) {
+                    rolled = cluster;
+                    break;
                 }
+                Thread.sleep(1_000);
             }
-            QueueCluster cluster = current();
-            if (ready(cluster) && cluster.getStatus().getTerm() > formerTerm && allReplaced(originalUids, uids) && atUpdateRevision()) {
-                rolled = cluster;
-                break;
-            }
-            Thread.sleep(1_000);
+        } finally {
+            watch.close();
         }
         assertNotNull(rolled, "no rolled-out, Ready cluster within " + rollout + "; status: "
             + client.getKubernetesSerialization().asJson(current().getStatus()) + "\npods: " + podSummary());
-        System.err.println("[NodeInPodsIT] rolling update: " + formerLeader + " seen as" + seenRoles + " before its restart");
-        assertTrue(formerLeaderDemotedWhileAnswering, formerLeader + " was never seen stepped down while its original pod answered");
+        System.err.println("[NodeInPodsIT] rolling update: " + formerLeader + " seen as " + watch.seen() + " before its restart");
+        assertTrue(watch.demoted(), formerLeader + " was never seen stepped down while its original pod answered; seen as " + watch.seen());
 
         // the switchover is recorded: the former leader handed over to a follower at a new term
         FailoverStatus switchover = rolled.getStatus().getFailover();
@@ -671,10 +669,71 @@ class NodeInPodsIT {
             + ": " + nodes + "\npods: " + podSummary());
     }
 
+    /**
+     * Asks one node's original pod for its status every 20 ms on a thread of its own, from its pod address at the
+     * start, and remembers each role and term it answered with. Stops on {@link #close()}.
+     */
+    private final class FormerLeaderWatch implements AutoCloseable {
+        private final long formerTerm;
+        private final Thread thread;
+        private final Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private volatile boolean demoted;
+        private volatile boolean closed;
+
+        FormerLeaderWatch(String replica, long formerTerm) {
+            this.formerTerm = formerTerm;
+            String ip = client.pods().inNamespace(namespace).withName(replica).get().getStatus().getPodIP();
+            AdminClient admin = new AdminClient(HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build(), replica,
+                URI.create("http://" + ip + ":" + NodePaths.ADMIN_PORT), adminToken(), Duration.ofSeconds(1));
+            thread = new Thread(() -> {
+                while (!closed) {
+                    try {
+                        record(admin.status());
+                    } catch (AdminException e) {
+                        // not answering (stopping): its replacement answers on another address
+                    }
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "former-leader-watch");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void record(NodeStatusView view) {
+            seen.add(view.role() + "@" + view.term());
+            if (view.term() > formerTerm && !view.isLeaderAt(view.term())) {
+                demoted = true;
+            }
+        }
+
+        boolean demoted() {
+            return demoted;
+        }
+
+        String seen() {
+            return new java.util.TreeSet<>(seen).toString();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            closed = true;
+            thread.interrupt();
+            thread.join(5_000);
+        }
+    }
+
+    private String adminToken() {
+        return new String(Base64.getDecoder().decode(client.secrets().inNamespace(namespace).withName(CLUSTER + "-admin-token")
+            .get().getData().values().iterator().next()), StandardCharsets.UTF_8).trim();
+    }
+
     /** The nodes' own status, asked as the operator asks: the pod's IP, the admin port, the cluster's bearer token. */
     private Map<String, NodeStatusView> answeringNodes() {
-        String token = new String(Base64.getDecoder().decode(client.secrets().inNamespace(namespace).withName(CLUSTER + "-admin-token")
-            .get().getData().values().iterator().next()), StandardCharsets.UTF_8).trim();
+        String token = adminToken();
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
         Map<String, NodeStatusView> nodes = new TreeMap<>();
         for (Pod pod : client.pods().inNamespace(namespace).list().getItems()) {
