@@ -24,6 +24,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Pinned", jsonPath = ".status.conditions[?(@.type==\"Pinned\")].status",
     type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Healthy", jsonPath = ".status.conditions[?(@.type==\"ReplicasHealthy\")].status",
+    type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class QueueCluster extends CustomResource<QueueClusterSpec, QueueClusterStatus> implements Namespaced {
     public static final String GROUP = "queue-enterprise.io";

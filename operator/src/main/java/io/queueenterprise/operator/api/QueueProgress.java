@@ -17,6 +17,15 @@ public class QueueProgress {
     @JsonPropertyDescription("Leader's last index minus this replica's durable index, as the leader reports it")
     private Long lagExcerpts;
 
+    @JsonPropertyDescription("Why the queue is in its state, in the node's words; absent when there is nothing to say")
+    private String detail;
+
+    @JsonPropertyDescription("Folders of excerpts this replica moved aside (never served nor deleted by the node); absent when none")
+    private Long quarantines;
+
+    @JsonPropertyDescription("The newest quarantine: reason, time, excerpts and folder; absent when none")
+    private String lastQuarantine;
+
     public QueueProgress() {
     }
 
@@ -57,5 +66,29 @@ public class QueueProgress {
 
     public void setLagExcerpts(Long lagExcerpts) {
         this.lagExcerpts = lagExcerpts;
+    }
+
+    public String getDetail() {
+        return detail;
+    }
+
+    public void setDetail(String detail) {
+        this.detail = detail;
+    }
+
+    public Long getQuarantines() {
+        return quarantines;
+    }
+
+    public void setQuarantines(Long quarantines) {
+        this.quarantines = quarantines;
+    }
+
+    public String getLastQuarantine() {
+        return lastQuarantine;
+    }
+
+    public void setLastQuarantine(String lastQuarantine) {
+        this.lastQuarantine = lastQuarantine;
     }
 }

@@ -30,6 +30,12 @@ public class ReplicaStatus {
     @JsonPropertyDescription("This replica's hardware, measured on its pinned cores")
     private Calibration calibration;
 
+    @JsonPropertyDescription("Times the node restarted its embedded Aeron client and driver in place since it started")
+    private Long transportRestarts;
+
+    @JsonPropertyDescription("What the node reports wrong now (transport down, a queue needing attention, a stalled writer, a peer it cannot address); absent when nothing")
+    private List<String> problems;
+
     public String getName() {
         return name;
     }
@@ -84,5 +90,21 @@ public class ReplicaStatus {
 
     public void setCalibration(Calibration calibration) {
         this.calibration = calibration;
+    }
+
+    public Long getTransportRestarts() {
+        return transportRestarts;
+    }
+
+    public void setTransportRestarts(Long transportRestarts) {
+        this.transportRestarts = transportRestarts;
+    }
+
+    public List<String> getProblems() {
+        return problems;
+    }
+
+    public void setProblems(List<String> problems) {
+        this.problems = problems;
     }
 }

@@ -16,10 +16,12 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param calibration     the node's {@code qe calibrate} document (schema {@code qe-calibration/1},
  *                        docs/calibration-json-schema.md) measured on its pinned cores, when it ran one; the operator
  *                        publishes its plain and authenticated-encrypted rates ({@link CalibrationReading})
+ * @param transport       the node's embedded Aeron client and driver; null from a node that does not report it
+ * @param peerAddresses   every other peer as this node addresses it; empty from a node that does not report them
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues,
-                             String cpusAllowedList, JsonNode calibration) {
+                             String cpusAllowedList, JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses) {
     public static final String LEADER = "LEADER";
     public static final String FOLLOWER = "FOLLOWER";
     public static final String FENCED = "FENCED";
@@ -27,6 +29,12 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
 
     public NodeStatusView {
         queues = queues == null ? List.of() : List.copyOf(queues);
+        peerAddresses = peerAddresses == null ? List.of() : List.copyOf(peerAddresses);
+    }
+
+    public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList,
+                          JsonNode calibration) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, calibration, null, List.of());
     }
 
     public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList) {
@@ -46,13 +54,43 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
         return queues.stream().filter(q -> q.name().equals(queue)).mapToLong(Queue::durableIndex).findFirst().orElse(-1L);
     }
 
-    /** One hosted queue; {@code peers} only on a leader. */
+    /**
+     * One hosted queue; {@code peers} only on a leader. {@code stateDetail}, {@code writer} and {@code quarantines}
+     * read as empty, null and null from a node that does not report them.
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Queue(String name, String state, long lastIndex, long durableIndex, long quorumIndex, long firstIndex,
-                        List<Peer> peers, long bytesReplicated, long framesDropped) {
+                        List<Peer> peers, long bytesReplicated, long framesDropped, String stateDetail, Writer writer,
+                        Quarantines quarantines) {
         public Queue {
             peers = peers == null ? List.of() : List.copyOf(peers);
+            stateDetail = stateDetail == null ? "" : stateDetail;
         }
+
+        public Queue(String name, String state, long lastIndex, long durableIndex, long quorumIndex, long firstIndex,
+                     List<Peer> peers, long bytesReplicated, long framesDropped) {
+            this(name, state, lastIndex, durableIndex, quorumIndex, firstIndex, peers, bytesReplicated, framesDropped, "", null, null);
+        }
+    }
+
+    /** The embedded Aeron client and driver: {@code up} false while down (being restarted, or a restart failed). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Transport(boolean up, String problem, long restarts, String lastRestartCause, String lastRestartAt) {
+    }
+
+    /** Another peer as this node addresses it: {@code resolved} false while its host name has no channel. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record PeerAddress(String nodeId, String host, boolean resolved, String problem) {
+    }
+
+    /** The queue's writer thread: {@code blockedMillis} in the operation in hand (0 when idle or quick). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Writer(long blockedMillis, long stalls, String lastStallAt) {
+    }
+
+    /** Folders of excerpts this replica moved aside (never served, never deleted by the node): the newest one's facts. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Quarantines(long count, String lastReason, String lastAt, String lastDirectory, long lastExcerpts) {
     }
 
     /** A follower as its leader sees it. */

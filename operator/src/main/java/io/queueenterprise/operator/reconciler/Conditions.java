@@ -12,6 +12,8 @@ public final class Conditions {
     public static final String QUORUM = "Quorum";
     public static final String PINNED = "Pinned";
     public static final String FAILOVER = "Failover";
+    public static final String REPLICAS_HEALTHY = "ReplicasHealthy";
+    public static final String QUARANTINED = "Quarantined";
 
     private Conditions() {
     }

@@ -35,7 +35,7 @@ public final class OperatorMetrics {
         term = Gauge.builder().name("queue_enterprise_cluster_term")
             .help("Highest leadership term the operator issued").labelNames("namespace", "cluster").register(registry);
         condition = Gauge.builder().name("queue_enterprise_cluster_condition")
-            .help("1 when the condition is True, 0 otherwise (Ready, Quorum, Pinned, Failover, Calibrated)")
+            .help("1 when the condition is True, 0 otherwise (Ready, Quorum, Pinned, Failover, ReplicasHealthy, Quarantined, Calibrated)")
             .labelNames("namespace", "cluster", "type").register(registry);
         durableIndex = Gauge.builder().name("queue_enterprise_replica_durable_index")
             .help("Last index a replica holds with everything before it").labelNames("namespace", "cluster", "replica", "queue")

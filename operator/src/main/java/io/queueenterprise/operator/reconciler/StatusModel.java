@@ -23,7 +23,7 @@ import io.queueenterprise.operator.model.QueueClusterModel;
 
 /**
  * The status a reconcile writes, as a pure function of what it observed and did: per-replica progress, and the
- * Ready, Quorum, Pinned and Failover conditions. Pinning is judged from each node's own report of its
+ * Ready, Quorum, Pinned, Failover, ReplicasHealthy and Quarantined conditions ({@link ReplicaHealth}). Pinning is judged from each node's own report of its
  * {@code Cpus_allowed_list} (docs/operator.md): a replica got exclusive cores when its cpuset has exactly the whole
  * cores it requested (a kubelet without the static policy grants the whole shared pool instead).
  */
@@ -59,6 +59,7 @@ public final class StatusModel {
         NodeStatusView leader = outcome.leaderInPlace() && observations.get(outcome.leader()) instanceof ReplicaObservation.Reachable l
             ? l.status() : null;
         List<ReplicaStatus> replicaStatuses = new ArrayList<>();
+        List<ReplicaHealth.Problem> problems = new ArrayList<>();
         int reachable = 0;
         for (String replica : replicas) {
             ReplicaStatus replicaStatus = new ReplicaStatus();
@@ -72,9 +73,19 @@ public final class StatusModel {
                 replicaStatus.setCpusAllowedList(node.cpusAllowedList());
                 replicaStatus.setExclusiveCores(exclusive(cluster, node.cpusAllowedList()));
                 for (NodeStatusView.Queue queue : node.queues()) {
-                    replicaStatus.getQueues().add(new QueueProgress(queue.name(), queue.state(), queue.durableIndex(),
-                        lag(leader, replica, queue.name())));
+                    QueueProgress progress = new QueueProgress(queue.name(), queue.state(), queue.durableIndex(),
+                        lag(leader, replica, queue.name()));
+                    progress.setDetail(queue.stateDetail().isEmpty() ? null : queue.stateDetail());
+                    if (queue.quarantines() != null && queue.quarantines().count() > 0) {
+                        progress.setQuarantines(queue.quarantines().count());
+                        progress.setLastQuarantine(ReplicaHealth.lastQuarantine(queue.quarantines()));
+                    }
+                    replicaStatus.getQueues().add(progress);
                 }
+                replicaStatus.setTransportRestarts(node.transport() == null ? null : node.transport().restarts());
+                List<ReplicaHealth.Problem> found = ReplicaHealth.problems(replica, node);
+                replicaStatus.setProblems(found.isEmpty() ? null : found.stream().map(ReplicaHealth.Problem::message).toList());
+                problems.addAll(found);
             } else {
                 replicaStatus.setRole("UNREACHABLE");
             }
@@ -97,6 +108,8 @@ public final class StatusModel {
         conditions.add(Conditions.of(Conditions.FAILOVER, failingOver, failingOver ? "InProgress" : "NoFailoverInProgress",
             failover == null ? "no failover so far" : "term " + failover.getTerm() + ": " + failover.getFormerLeader() + " -> "
                 + failover.getCandidate() + " (" + failover.getPhase() + ")", generation));
+        conditions.add(ReplicaHealth.healthyCondition(problems, reachable, replicas.size(), generation));
+        conditions.add(ReplicaHealth.quarantinedCondition(replicaStatuses, generation));
         if (calibrationJob == null && CalibrationJobModel.atFirstStart(cluster.getSpec())) {
             conditions.add(CalibrationProgress.firstStartCondition(
                 (int) replicas.stream().filter(calibrations::containsKey).count(), replicas.size(), generation));

@@ -194,6 +194,18 @@ class NodeInPodsIT {
         String follower = caughtUp.getStatus().getReplicas().stream().map(ReplicaStatus::getName)
             .filter(name -> !name.equals(leader)).findFirst().orElseThrow();
         assertHoldsEveryAcknowledged(follower);
+
+        // the real nodes' own health report reaches the status: every replica reports its transport (the operator
+        // read the node's JSON field), none reports a problem once each has addressed its peers, none holds a quarantine
+        QueueClusterStatus healthy = waitFor("ReplicasHealthy True, with every replica's transport reported", cluster ->
+            conditionIs(cluster, "ReplicasHealthy", "True")
+                && cluster.getStatus().getReplicas().stream().allMatch(r -> r.getTransportRestarts() != null)).getStatus();
+        assertTrue(conditionIs(current(), "Quarantined", "False"), client.getKubernetesSerialization().asJson(healthy));
+    }
+
+    private static boolean conditionIs(QueueCluster cluster, String type, String value) {
+        return cluster.getStatus() != null && cluster.getStatus().getConditions() != null
+            && cluster.getStatus().getConditions().stream().anyMatch(c -> type.equals(c.getType()) && value.equals(c.getStatus()));
     }
 
     @Test

@@ -260,7 +260,9 @@ abstract class QueueClusterScenario {
             reconciled.getStatus().getConditions().forEach(c -> conditions.put(c.getType(), c.getStatus() + " " + c.getReason()));
             assertEquals("False NoQuorum", conditions.get("Quorum"), "the first reconcile: the node's pod is only being created: " + conditions);
             assertEquals("False", conditions.get("Ready").split(" ")[0], conditions.toString());
-            assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover", "Calibrated"), conditions.keySet());
+            assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover", "ReplicasHealthy", "Quarantined", "Calibrated"), conditions.keySet());
+            assertEquals("Unknown NoReplicaAnswers", conditions.get("ReplicasHealthy"), conditions.toString());
+            assertEquals("Unknown NoReplicaAnswers", conditions.get("Quarantined"), conditions.toString());
             assertEquals("False NotRequested", conditions.get("Calibrated"), conditions.toString());
 
             String uid = created.getMetadata().getUid();
