@@ -17,15 +17,10 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.queueenterprise.operator.api.Encryption;
 import io.queueenterprise.operator.api.QueueCluster;
-import io.queueenterprise.operator.api.QueueClusterSpec;
 import io.queueenterprise.operator.api.QueueClusterStatus;
-import io.queueenterprise.operator.api.QueueDefinition;
 import io.queueenterprise.operator.api.QueueProgress;
 import io.queueenterprise.operator.api.ReplicaStatus;
-import io.queueenterprise.operator.api.RollCycle;
 import io.queueenterprise.operator.failover.FailoverExecutor;
 import io.queueenterprise.operator.failover.NodeStatusView;
 import io.queueenterprise.operator.failover.ReplicaObservation;
@@ -41,16 +36,7 @@ class ReplicaHealthTest {
     private static final NodeStatusView.Writer IDLE = new NodeStatusView.Writer(0, 0, null);
 
     private static QueueCluster cluster() {
-        QueueDefinition queue = new QueueDefinition();
-        queue.setName("orders");
-        queue.setRollCycle(RollCycle.FAST_HOURLY);
-        queue.setEncryption(Encryption.NONE);
-        QueueClusterSpec spec = new QueueClusterSpec();
-        spec.setQueues(List.of(queue));
-        QueueCluster cluster = new QueueCluster();
-        cluster.setMetadata(new ObjectMetaBuilder().withName("q").withNamespace("ns").withGeneration(2L).build());
-        cluster.setSpec(spec);
-        return cluster;
+        return StatusModelTest.cluster("1");
     }
 
     private static NodeStatusView node(String name, String role, NodeStatusView.Transport transport,

@@ -28,7 +28,8 @@ import io.queueenterprise.operator.failover.ReplicaObservation;
 class StatusModelTest {
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
 
-    private static QueueCluster cluster(String cores) {
+    /** One queue, {@code cores} per replica (ReplicaHealthTest too). */
+    static QueueCluster cluster(String cores) {
         QueueDefinition queue = new QueueDefinition();
         queue.setName("orders");
         queue.setRollCycle(RollCycle.FAST_HOURLY);
