@@ -84,6 +84,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(ADMIN_TIMEOUT).build();
     private final OperatorMetrics metrics;
+    private final EventPublisher events = new EventPublisher();
 
     public QueueClusterReconciler(OperatorMetrics metrics) {
         this.metrics = metrics;
@@ -171,6 +172,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             tunedNodes(cluster, context), calibrations, calibrate(cluster, context, recorded.getCalibration()),
             Instant.now().toString());
         cluster.setStatus(status);
+        events.publish(context.getClient(), cluster);
         metrics.publish(cluster, status);
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
         return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
@@ -231,6 +233,9 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         if (step instanceof RollingUpdatePlanner.Restart restart) {
             LOG.info("{}/{}: rolling update: restarting {}", names.namespace(), names.cluster(), restart.replica());
             context.getClient().pods().inNamespace(names.namespace()).withName(restart.replica()).delete();
+            events.publish(context.getClient(), cluster, new ClusterEvents.ClusterEvent("Normal", "RollingRestart",
+                "restarting " + restart.replica() + " at the StatefulSet's update revision " + updateRevision,
+                "restart/" + pods.get(restart.replica()).getMetadata().getUid()));
         } else if (step instanceof RollingUpdatePlanner.Switchover switchover) {
             LOG.info("{}/{}: rolling update: {}", names.namespace(), names.cluster(), switchover.plan().why());
             return FailoverExecutor.switchover(switchover.plan(), StatusModel.queues(cluster), clients,

@@ -28,6 +28,8 @@ import com.marcnuri.helm.LintResult;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.reconciler.CalibrationProgress;
+import io.queueenterprise.operator.reconciler.Conditions;
 import io.queueenterprise.operator.reconciler.OperatorMetrics;
 
 /** The chart, linted and rendered by the Helm library that helm-java bundles (no helm binary, no cluster). */
@@ -146,7 +148,7 @@ class HelmChartTest {
     }
 
     @Test
-    void alertsCoverLagQuorumFailoverAndPinningOnMetricsTheOperatorExports() throws IOException {
+    void alertsCoverLagQuorumFailoverPinningAndReplicaHealthOnMetricsAndConditionsTheOperatorWrites() throws IOException {
         JsonNode rule = ofKind(render("prometheusRule.enabled", "true"), "PrometheusRule").get(0);
         Set<String> alerts = new TreeSet<>();
         StringBuilder expressions = new StringBuilder();
@@ -156,8 +158,19 @@ class HelmChartTest {
             assertTrue(alert.at("/annotations/summary").asText().contains("{{ $labels.cluster }}"), "Prometheus templating survives Helm");
         }
         assertEquals(Set.of("QueueEnterpriseReplicaLagging", "QueueEnterpriseNoQuorum", "QueueEnterpriseFailover",
-            "QueueEnterpriseFailoverStuck", "QueueEnterprisePinningLost"), alerts);
+            "QueueEnterpriseFailoverStuck", "QueueEnterprisePinningLost", "QueueEnterpriseReplicaProblem",
+            "QueueEnterpriseQuarantineHeld"), alerts);
         assertExported(expressions.toString());
+        // a condition type the operator never writes would leave its alert silent forever
+        Set<String> written = Set.of(Conditions.READY, Conditions.QUORUM, Conditions.PINNED, Conditions.FAILOVER,
+            Conditions.REPLICAS_HEALTHY, Conditions.QUARANTINED, CalibrationProgress.CALIBRATED);
+        Matcher type = Pattern.compile("type=\"([^\"]*)\"").matcher(expressions);
+        int types = 0;
+        while (type.find()) {
+            types++;
+            assertTrue(written.contains(type.group(1)), "alerts on condition " + type.group(1) + ", which the operator does not write");
+        }
+        assertTrue(types >= 5, expressions.toString());
     }
 
     @Test

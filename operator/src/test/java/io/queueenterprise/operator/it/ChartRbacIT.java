@@ -1,6 +1,7 @@
 package io.queueenterprise.operator.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -148,6 +149,31 @@ class ChartRbacIT {
                 assertTrue(lease.getSpec().getHolderIdentity() != null && !lease.getSpec().getHolderIdentity().isEmpty(), lease.toString());
             }
         }
+    }
+
+    /**
+     * What the reconciler does itself, outside the dependents that the reconcile above exercised, and only now and
+     * then: delete a pod (a rolling update's restart, which a read-only rule once refused), create a calibration Job,
+     * write an Event. Asked of the API server as the chart's ServiceAccount: allowed in the watched namespace, refused
+     * elsewhere.
+     */
+    @Test
+    void theRareWritesAreAllowedInTheWatchedNamespaceOnly() throws IOException {
+        try (KubernetesClient operatorClient = asChartServiceAccount()) {
+            for (String[] write : List.of(new String[] {"delete", "", "pods"}, new String[] {"create", "batch", "jobs"},
+                new String[] {"create", "", "events"}, new String[] {"patch", "queue-enterprise.io", "queueclusters/status"})) {
+                assertTrue(allowed(operatorClient, watched, write), String.join(" ", write) + " in the watched namespace");
+                assertFalse(allowed(operatorClient, elsewhere, write), String.join(" ", write) + " in an unwatched namespace");
+            }
+        }
+    }
+
+    private static boolean allowed(KubernetesClient client, String namespace, String[] write) {
+        String[] resource = write[2].split("/");
+        var review = new io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder().withNewSpec()
+            .withNewResourceAttributes().withNamespace(namespace).withVerb(write[0]).withGroup(write[1]).withResource(resource[0])
+            .withSubresource(resource.length > 1 ? resource[1] : null).endResourceAttributes().endSpec().build();
+        return client.authorization().v1().selfSubjectAccessReview().create(review).getStatus().getAllowed();
     }
 
     private static QueueCluster cluster() {

@@ -203,6 +203,14 @@ class NodeInPodsIT {
         assertTrue(conditionIs(current(), "Quarantined", "False"), client.getKubernetesSerialization().asJson(healthy));
     }
 
+    /** Messages of the Events regarding the QueueCluster with {@code reason}, oldest first. */
+    private List<String> clusterEvents(String reason) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+            .filter(e -> CLUSTER.equals(e.getInvolvedObject().getName()) && "QueueCluster".equals(e.getInvolvedObject().getKind())
+                && reason.equals(e.getReason()))
+            .sorted(Comparator.comparing(e -> e.getFirstTimestamp())).map(e -> e.getMessage()).toList();
+    }
+
     private static boolean conditionIs(QueueCluster cluster, String type, String value) {
         return cluster.getStatus() != null && cluster.getStatus().getConditions() != null
             && cluster.getStatus().getConditions().stream().anyMatch(c -> type.equals(c.getType()) && value.equals(c.getStatus()));
@@ -234,6 +242,9 @@ class NodeInPodsIT {
             && newLeader.equals(cluster.getStatus().getLeader()));
         assertNodesAgree(ready.getStatus().getTerm(), newLeader);
         assertHoldsEveryAcknowledged(newLeader);
+        // kubectl describe shows it: one LeaderElected Event for the new term, naming whom it replaced
+        assertEquals(List.of(newLeader + " leads at term " + ready.getStatus().getTerm() + ", taking over from " + formerLeader),
+            clusterEvents("LeaderElected").stream().filter(m -> m.contains(" at term " + ready.getStatus().getTerm() + ",")).toList());
 
         append(newLeader, 20, "second");
         long lastAcknowledged = lastAcknowledged();
@@ -395,6 +406,9 @@ class NodeInPodsIT {
         }
         assertNodesAgree(rolled.getStatus().getTerm(), newLeader);
         assertHoldsEveryAcknowledged(newLeader);
+        List<String> restarts = clusterEvents("RollingRestart");
+        assertEquals(3, restarts.size(), "one RollingRestart Event per pod: " + restarts);
+        assertTrue(restarts.get(2).startsWith("restarting " + formerLeader + " "), "the leader last: " + restarts);
         append(newLeader, 10, "rolled");
         long lastAcknowledged = lastAcknowledged();
         waitFor("every replica's durable index at " + lastAcknowledged, cluster -> everyReplicaHolds(cluster, lastAcknowledged));

@@ -1,0 +1,129 @@
+package io.queueenterprise.operator.reconciler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterStatus;
+import io.queueenterprise.operator.failover.FailoverExecutor;
+import io.queueenterprise.operator.failover.NodeStatusView;
+import io.queueenterprise.operator.failover.ReplicaObservation;
+
+/** Which Events a status calls for, and that one occurrence keeps one key over the reconciles that see it. */
+class ClusterEventsTest {
+    private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
+
+    private static Map<String, ReplicaObservation> nodes(String leader, long term, NodeStatusView.Quarantines quarantines,
+                                                         NodeStatusView.Transport q1Transport) {
+        Map<String, ReplicaObservation> observations = new LinkedHashMap<>();
+        for (String replica : REPLICAS) {
+            NodeStatusView.Queue orders = new NodeStatusView.Queue("orders", "LIVE", 5, 5, 5, 0, List.of(), 0, 0, "", null,
+                replica.equals("q-2") ? quarantines : null);
+            observations.put(replica, new ReplicaObservation.Reachable(replica, new NodeStatusView(replica,
+                replica.equals(leader) ? "LEADER" : "FOLLOWER", term, leader, List.of(orders), null, null,
+                replica.equals("q-1") ? q1Transport : null, List.of())));
+        }
+        return observations;
+    }
+
+    private static QueueClusterStatus reconcile(QueueClusterStatus previous, Map<String, ReplicaObservation> observations,
+                                                FailoverExecutor.Outcome outcome, String now) {
+        return StatusModel.build(StatusModelTest.cluster("1"), previous, REPLICAS, observations, outcome, 0, Map.of(), now);
+    }
+
+    private static List<String> reasons(QueueClusterStatus status) {
+        return ClusterEvents.of(status).stream().map(ClusterEvents.ClusterEvent::reason).toList();
+    }
+
+    private static ClusterEvents.ClusterEvent event(QueueClusterStatus status, String reason) {
+        return ClusterEvents.of(status).stream().filter(e -> e.reason().equals(reason)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aLeaderInPlaceIsAnnouncedOncePerTermAndAFailoverNamesWhomItReplaced() {
+        FailoverExecutor.Outcome term3 = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
+        QueueClusterStatus first = reconcile(new QueueClusterStatus(), nodes("q-0", 3, null, null), term3, "t1");
+        QueueClusterStatus second = reconcile(first, nodes("q-0", 3, null, null), term3, "t2");
+        assertEquals(List.of("LeaderElected", "ReplicasHealthy"), reasons(first));
+        assertEquals(ClusterEvents.of(first), ClusterEvents.of(second), "the same occurrences, the same keys: written once");
+        assertEquals("q-0 leads at term 3", event(first, "LeaderElected").message());
+
+        FailoverStatus failover = new FailoverStatus();
+        failover.setTerm(4L);
+        failover.setFormerLeader("q-0");
+        failover.setCandidate("q-1");
+        failover.setPhase(FailoverStatus.Phase.PROMOTING);
+        second.setFailover(failover);
+        QueueClusterStatus afterFailover = reconcile(second, nodes("q-1", 4, null, null),
+            new FailoverExecutor.Outcome("q-1", 4, true, List.of()), "t3");
+        ClusterEvents.ClusterEvent elected = event(afterFailover, "LeaderElected");
+        assertEquals("q-1 leads at term 4, taking over from q-0", elected.message());
+        assertNotEquals(event(first, "LeaderElected").key(), elected.key());
+    }
+
+    @Test
+    void aLeaderNotYetAnsweringAsLeaderIsNotAnnounced() {
+        Map<String, ReplicaObservation> observations = nodes("q-0", 3, null, null);
+        observations.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 not found"));
+        QueueClusterStatus status = reconcile(new QueueClusterStatus(), observations,
+            new FailoverExecutor.Outcome("q-0", 3, true, List.of()), "t1");
+        assertTrue(!reasons(status).contains("LeaderElected"), reasons(status).toString());
+    }
+
+    @Test
+    void replicasTurningUnhealthyWarnOncePerTransitionAndReason() {
+        FailoverExecutor.Outcome steady = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
+        NodeStatusView.Transport down = new NodeStatusView.Transport(false, "Address already in use", 1, "driver closed", "t");
+        QueueClusterStatus healthy = reconcile(new QueueClusterStatus(), nodes("q-0", 3, null, null), steady, "t1");
+        QueueClusterStatus broken = reconcile(healthy, nodes("q-0", 3, null, down), steady, "t2");
+        QueueClusterStatus stillBroken = reconcile(broken, nodes("q-0", 3, null, down), steady, "t3");
+        QueueClusterStatus healedAgain = reconcile(stillBroken, nodes("q-0", 3, null, null), steady, "t4");
+        QueueClusterStatus brokenAgain = reconcile(healedAgain, nodes("q-0", 3, null, down), steady, "t5");
+
+        ClusterEvents.ClusterEvent warning = event(broken, "ReplicaProblem");
+        assertEquals("Warning", warning.type());
+        assertEquals("TransportDown: q-1: transport down: Address already in use", warning.message());
+        assertEquals(warning, event(stillBroken, "ReplicaProblem"), "one transition, one event");
+        assertEquals("Normal", event(healedAgain, "ReplicasHealthy").type());
+        assertNotEquals(event(healthy, "ReplicasHealthy").key(), event(healedAgain, "ReplicasHealthy").key());
+        assertNotEquals(warning.key(), event(brokenAgain, "ReplicaProblem").key(), "a new transition, a new event");
+    }
+
+    @Test
+    void eachQuarantineFolderWarnsOnce() {
+        FailoverExecutor.Outcome steady = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
+        NodeStatusView.Quarantines one = new NodeStatusView.Quarantines(1, "DIVERGENT", "2026-11-23T09:00:00Z", "/data/orders/quarantine/a", 12);
+        NodeStatusView.Quarantines two = new NodeStatusView.Quarantines(2, "DAMAGED", "2026-11-23T10:00:00Z", "/data/orders/quarantine/b", 3);
+        QueueClusterStatus first = reconcile(new QueueClusterStatus(), nodes("q-0", 3, one, null), steady, "t1");
+        QueueClusterStatus again = reconcile(first, nodes("q-0", 3, one, null), steady, "t2");
+        QueueClusterStatus another = reconcile(again, nodes("q-0", 3, two, null), steady, "t3");
+        ClusterEvents.ClusterEvent quarantined = event(first, "Quarantined");
+        assertEquals("Warning", quarantined.type());
+        assertEquals("q-2 orders: excerpts moved aside, DIVERGENT at 2026-11-23T09:00:00Z, 12 excerpt(s) in /data/orders/quarantine/a"
+            + " (1 folder(s) held; never served nor deleted by the node)", quarantined.message());
+        assertEquals(quarantined, event(again, "Quarantined"));
+        assertNotEquals(quarantined.key(), event(another, "Quarantined").key());
+    }
+
+    @Test
+    void eventNamesAreValidAndTheSameForTheSameOccurrenceOfTheSameCluster() {
+        QueueCluster cluster = new QueueCluster();
+        cluster.setMetadata(new ObjectMetaBuilder().withName("orders").withNamespace("ns").withUid("u-1").build());
+        QueueCluster recreated = new QueueCluster();
+        recreated.setMetadata(new ObjectMetaBuilder().withName("orders").withNamespace("ns").withUid("u-2").build());
+        String name = EventPublisher.eventName(cluster, "term/3");
+        assertTrue(name.matches("orders\\.[0-9a-f]{16}"), name);
+        assertEquals(name, EventPublisher.eventName(cluster, "term/3"));
+        assertNotEquals(name, EventPublisher.eventName(cluster, "term/4"));
+        assertNotEquals(name, EventPublisher.eventName(recreated, "term/3"), "a cluster deleted and created again starts afresh");
+    }
+}
