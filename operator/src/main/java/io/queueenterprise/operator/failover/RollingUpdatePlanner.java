@@ -10,8 +10,15 @@ import java.util.Map;
  * revision and what the replicas report:
  * <ol>
  *   <li>every pod at the StatefulSet's update revision: {@link UpToDate};</li>
- *   <li>a replica missing, unreachable, or not live (the leader not leading, a follower not following it at the term,
- *       a queue not LIVE): {@link Wait} — one disruption at a time, and only from a healthy cluster;</li>
+ *   <li>the leader not answering, not leading at the term or with a queue not LIVE: {@link Wait} (failover's
+ *       business, not a rollout's);</li>
+ *   <li>followers out of place (not answering, not following the leader at the term, a queue not LIVE): when each
+ *       of them runs an OUTDATED pod and the leader and the other followers still make a majority, {@link Restart}
+ *       of the highest-ordinal one — it is out already, so restarting it cannot make things worse, and the new
+ *       revision may be what mends it (a configuration that crash-looped, fixed by the user: without this the
+ *       rollout would wait forever for a replica only the rollout can restart; Strimzi's roller restarts unready
+ *       pods first for the same reason). Otherwise {@link Wait}: one disruption at a time, a replica coming back
+ *       at the update revision is waited for;</li>
  *   <li>an outdated follower: {@link Restart} of the highest-ordinal one;</li>
  *   <li>only the leader outdated: {@link Switchover} to the follower with the highest durable index of every queue,
  *       once it holds everything the leader holds ({@link Wait} until then).</li>
@@ -50,16 +57,33 @@ public final class RollingUpdatePlanner {
             return new UpToDate();
         }
         long highestTerm = term;
+        List<String> outOfPlace = new ArrayList<>();
+        List<String> why = new ArrayList<>();
         for (String replica : replicas) {
             if (!(observations.get(replica) instanceof ReplicaObservation.Reachable answer)) {
-                return new Wait(replica + " is not answering: rolling waits for a healthy cluster");
+                outOfPlace.add(replica);
+                why.add(replica + " is not answering");
+                continue;
             }
             NodeStatusView status = answer.status();
             highestTerm = Math.max(highestTerm, status.term());
             boolean inPlace = replica.equals(leader) ? status.isLeaderAt(term) : status.isFollowing(leader, term);
             if (!inPlace || status.queues().stream().anyMatch(q -> !"LIVE".equals(q.state()))) {
-                return new Wait(replica + " is " + status.role() + " at term " + status.term() + " and not live yet");
+                outOfPlace.add(replica);
+                why.add(replica + " is " + status.role() + " at term " + status.term() + " and not live");
             }
+        }
+        if (outOfPlace.contains(leader)) {
+            return new Wait(String.join("; ", why) + ": rolling waits for the leader");
+        }
+        if (!outOfPlace.isEmpty()) {
+            boolean allOutdated = outOfPlace.stream().allMatch(outdated::contains);
+            int inPlace = replicas.size() - outOfPlace.size();
+            if (allOutdated && inPlace >= replicas.size() / 2 + 1) {
+                return new Restart(outOfPlace.get(outOfPlace.size() - 1));
+            }
+            return new Wait(String.join("; ", why) + (allOutdated ? ": too few replicas in place to restart one"
+                : ": rolling waits for a replica at the update revision to come back"));
         }
         for (int ordinal = replicas.size() - 1; ordinal >= 0; ordinal--) {
             String replica = replicas.get(ordinal);

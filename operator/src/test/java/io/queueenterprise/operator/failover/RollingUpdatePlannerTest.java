@@ -63,6 +63,38 @@ class RollingUpdatePlannerTest {
     }
 
     @Test
+    void anOutdatedFollowerThatIsOutAlreadyIsRestartedFirst() {
+        // a configuration that crash-looped q-0, then fixed by the user: q-0 (outdated again) must be restarted by the
+        // rollout, or it would wait for it forever; it goes before q-2 (in place, higher ordinal)
+        Map<String, ReplicaObservation> crashLooping = healthy(5, 5, 5);
+        crashLooping.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 is Running but not answering: connection refused"));
+        assertEquals(new RollingUpdatePlanner.Restart("q-0"), next(revisions("rev-bad", "rev-1", "rev-1"), crashLooping));
+        Map<String, ReplicaObservation> corrupted = healthy(5, 5, 5);
+        corrupted.put("q-0", node("q-0", "FOLLOWER", 3, "CORRUPTED"));
+        assertEquals(new RollingUpdatePlanner.Restart("q-0"), next(revisions("rev-1", "rev-1", "rev-1"), corrupted));
+    }
+
+    @Test
+    void noRestartWithoutAMajorityInPlaceOrWithTheLeaderOut() {
+        Map<String, ReplicaObservation> twoOut = healthy(5, 5, 5);
+        twoOut.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 is Pending"));
+        twoOut.put("q-2", node("q-2", "FOLLOWER", 3, "CORRUPTED"));
+        RollingUpdatePlanner.Wait wait = assertInstanceOf(RollingUpdatePlanner.Wait.class,
+            next(revisions("rev-1", "rev-1", "rev-1"), twoOut));
+        assertTrue(wait.reason().contains("too few replicas in place"), wait.reason());
+
+        Map<String, ReplicaObservation> leaderOut = healthy(5, 5, 5);
+        leaderOut.put("q-1", node("q-1", "LEADER", 5, "DISK_FULL"));
+        wait = assertInstanceOf(RollingUpdatePlanner.Wait.class, next(revisions("rev-1", "rev-1", "rev-1"), leaderOut));
+        assertTrue(wait.reason().contains("waits for the leader"), wait.reason());
+
+        Map<String, ReplicaObservation> noPod = healthy(5, 5, 5);
+        noPod.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 not found"));
+        assertInstanceOf(RollingUpdatePlanner.Wait.class, next(Map.of("q-1", "rev-1", "q-2", "rev-1"), noPod),
+            "a replica without a pod is the StatefulSet's to create");
+    }
+
+    @Test
     void theLeaderGoesLastThroughASwitchoverToTheMostAdvancedFollower() {
         RollingUpdatePlanner.Switchover switchover = assertInstanceOf(RollingUpdatePlanner.Switchover.class,
             next(revisions(NEW, "rev-1", NEW), healthy(9, 9, 8)));

@@ -415,6 +415,63 @@ class NodeInPodsIT {
         assertHoldsEveryAcknowledged(formerLeader);
     }
 
+    @Test
+    @Order(6)
+    void aPodStuckOnABrokenConfigurationIsRestartedByTheRolloutOnceTheConfigurationIsFixed() throws Exception {
+        QueueCluster before = waitFor("the cluster Ready", NodeInPodsIT::ready);
+        String goodRevision = updateRevision();
+        int restartsBefore = clusterEvents("RollingRestart").size();
+
+        // a client credential Secret that does not exist: the kubelet cannot mount it, so the first pod the rollout
+        // replaces stays Pending at the new revision, and the rollout waits (one disruption at a time)
+        client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).edit(cluster -> {
+            cluster.getSpec().setClientCredentialSecret("missing-" + CLIENT_SECRET);
+            return cluster;
+        });
+        Pod stuck = waitForPod("a node pod stuck Pending at the broken revision", pod -> !goodRevision.equals(revision(pod))
+            && "Pending".equals(pod.getStatus().getPhase()));
+        String brokenRevision = revision(stuck);
+        Thread.sleep(15_000);
+        assertEquals(1, nodePods().stream().filter(pod -> brokenRevision.equals(revision(pod))).count(),
+            "the rollout waits while a replaced pod is not back: " + podSummary());
+
+        // the user puts the Secret's name back: the StatefulSet's update revision is the good one again, the stuck pod
+        // is the only outdated one, and it is out already: the rollout restarts it (nobody deletes a pod by hand)
+        client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).edit(cluster -> {
+            cluster.getSpec().setClientCredentialSecret(CLIENT_SECRET);
+            return cluster;
+        });
+        QueueCluster mended = waitFor("the cluster Ready again with every pod at the good revision", cluster -> ready(cluster)
+            && goodRevision.equals(updateRevision()) && atUpdateRevision() && !nodePodUids().containsValue(stuck.getMetadata().getUid()));
+        List<String> restarts = clusterEvents("RollingRestart");
+        assertEquals(restartsBefore + 2, restarts.size(), "one restart into the broken revision, one out of it: " + restarts);
+        assertTrue(restarts.get(restarts.size() - 1).startsWith("restarting " + stuck.getMetadata().getName() + " "), restarts.toString());
+        assertEquals(before.getStatus().getLeader(), mended.getStatus().getLeader(), "only a follower was touched");
+        assertHoldsEveryAcknowledged(stuck.getMetadata().getName());
+    }
+
+    private static String revision(Pod pod) {
+        return pod.getMetadata().getLabels().get("controller-revision-hash");
+    }
+
+    private String updateRevision() {
+        var set = client.apps().statefulSets().inNamespace(namespace).withName(CLUSTER).get();
+        return set == null || set.getStatus() == null ? null : set.getStatus().getUpdateRevision();
+    }
+
+    private Pod waitForPod(String what, Predicate<Pod> condition) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (Pod pod : nodePods()) {
+                if (pod.getMetadata().getDeletionTimestamp() == null && condition.test(pod)) {
+                    return pod;
+                }
+            }
+            Thread.sleep(1_000);
+        }
+        throw new AssertionError("no " + what + " within " + WAIT + "\npods: " + podSummary());
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
 
     private List<Pod> nodePods() {
@@ -439,8 +496,7 @@ class NodeInPodsIT {
 
     /** Every node pod runs the StatefulSet's update revision (the new template). */
     private boolean atUpdateRevision() {
-        var set = client.apps().statefulSets().inNamespace(namespace).withName(CLUSTER).get();
-        String revision = set == null || set.getStatus() == null ? null : set.getStatus().getUpdateRevision();
+        String revision = updateRevision();
         List<Pod> pods = nodePods();
         return revision != null && pods.size() == 3 && pods.stream()
             .allMatch(pod -> revision.equals(pod.getMetadata().getLabels().get("controller-revision-hash")));
