@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.queueenterprise.operator.model.QueueClusterModel;
+
 /**
  * The failover decision as a pure function of what the operator recorded (term, leader) and what it observed of
  * every replica (CloudNativePG's rule: never trust a pod's claim, ask every instance, promote the most advanced).
@@ -64,7 +66,7 @@ public final class FailoverPlanner {
         // a former leader that answers (restarted as STANDBY, fenced) counts like any replica, and may hold the most:
         // promoting another would drop what only it holds; one that does not answer is simply not among them
         List<ReplicaObservation.Reachable> voters = reachable;
-        int needed = replicas.size() / 2 + 1;
+        int needed = QueueClusterModel.majority(replicas.size());
         if (voters.size() < needed) {
             return new Plan.NoQuorum(voters.size(), needed, why + "; " + voters.size() + " of " + replicas.size()
                 + " replicas answered, a majority (" + needed + ") is needed to choose a new leader safely");

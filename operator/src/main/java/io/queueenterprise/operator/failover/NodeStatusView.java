@@ -32,13 +32,9 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
         peerAddresses = peerAddresses == null ? List.of() : List.copyOf(peerAddresses);
     }
 
-    public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList,
-                          JsonNode calibration) {
-        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, calibration, null, List.of());
-    }
-
+    /** A node reporting nothing beyond its role, term and queues (tests, and nodes older than those fields). */
     public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList) {
-        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null);
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null, null, List.of());
     }
 
     public boolean isLeaderAt(long expectedTerm) {

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.queueenterprise.operator.model.QueueClusterModel;
+
 /**
  * Rolling updates, followers first and the leader last with a switchover (the StatefulSet uses
  * {@code updateStrategy: OnDelete}; the operator restarts pods one at a time). A pure decision over each pod's
@@ -79,7 +81,7 @@ public final class RollingUpdatePlanner {
         if (!outOfPlace.isEmpty()) {
             boolean allOutdated = outOfPlace.stream().allMatch(outdated::contains);
             int inPlace = replicas.size() - outOfPlace.size();
-            if (allOutdated && inPlace >= replicas.size() / 2 + 1) {
+            if (allOutdated && inPlace >= QueueClusterModel.majority(replicas.size())) {
                 return new Restart(outOfPlace.get(outOfPlace.size() - 1));
             }
             return new Wait(String.join("; ", why) + (allOutdated ? ": too few replicas in place to restart one"

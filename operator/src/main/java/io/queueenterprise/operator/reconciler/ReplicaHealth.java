@@ -43,7 +43,7 @@ public final class ReplicaHealth {
     private ReplicaHealth() {
     }
 
-    /** Every problem {@code node} reports, in {@link Reason} order. */
+    /** Every problem {@code node} reports, in {@link Reason} order (the order the checks below run in). */
     static List<Problem> problems(String replica, NodeStatusView node) {
         List<Problem> problems = new ArrayList<>();
         NodeStatusView.Transport transport = node.transport();
@@ -68,7 +68,6 @@ public final class ReplicaHealth {
                     + orUnknown(peer.problem())));
             }
         }
-        problems.sort((a, b) -> a.reason().compareTo(b.reason()));
         return problems;
     }
 

@@ -1,6 +1,7 @@
 package io.queueenterprise.operator.reconciler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,7 +77,7 @@ class ClusterEventsTest {
         observations.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 not found"));
         QueueClusterStatus status = reconcile(new QueueClusterStatus(), observations,
             new FailoverExecutor.Outcome("q-0", 3, true, List.of()), "t1");
-        assertTrue(!reasons(status).contains("LeaderElected"), reasons(status).toString());
+        assertFalse(reasons(status).contains("LeaderElected"), reasons(status).toString());
     }
 
     @Test
