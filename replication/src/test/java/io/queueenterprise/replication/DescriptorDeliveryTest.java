@@ -37,15 +37,11 @@ class DescriptorDeliveryTest {
     @Test
     void aFollowerThatJoinedBeforeTheDescriptorExistedGetsItWhenAnotherJoinsRightAfterIt() throws Exception {
         KeyRing ring = RemoteClientTest.newRing();
-        NodeConfig.QueueSpec spec = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
-                AckMode.ASYNC, Duration.ofSeconds(5), NodeConfig.Retention.unbounded());
+        NodeConfig.QueueSpec spec = TestCluster.sealedQueue(QUEUE, AckMode.ASYNC);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             TestCluster cluster = new TestCluster(tmp.resolve("attempt-" + attempt), 3, List.of(spec));
-            ReplicationNode[] nodes = new ReplicationNode[3];
+            ReplicationNode[] nodes = cluster.startNodes();
             try {
-                for (int i = 0; i < 3; i++) {
-                    nodes[i] = ReplicationNode.start(cluster.config(i));
-                }
                 nodes[0].promote(1);
                 nodes[1].follow("replica-0", 1);
                 Thread.sleep(300); // follower 1's HELLO answered: the queue has no descriptor yet
@@ -67,11 +63,7 @@ class DescriptorDeliveryTest {
                             "attempt " + attempt + ": replica-" + follower + " holds the excerpt but not the descriptor");
                 }
             } finally {
-                for (ReplicationNode n : nodes) {
-                    if (n != null) {
-                        n.close();
-                    }
-                }
+                TestCluster.closeAll(nodes);
             }
         }
     }

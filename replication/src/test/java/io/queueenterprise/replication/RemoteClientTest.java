@@ -40,8 +40,7 @@ class RemoteClientTest {
     Path tmp;
 
     private static NodeConfig.QueueSpec spec(AckMode mode) {
-        return new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305, mode,
-                Duration.ofSeconds(5), NodeConfig.Retention.unbounded());
+        return TestCluster.sealedQueue(QUEUE, mode);
     }
 
     static KeyRing newRing() {
@@ -78,11 +77,8 @@ class RemoteClientTest {
     void aRemoteClientAppendsThroughTheLeaderInQuorumModeAndFollowsAFailover() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 3, List.of(spec(AckMode.QUORUM))).serveClients();
         KeyRing ring = newRing();
-        ReplicationNode[] nodes = new ReplicationNode[3];
+        ReplicationNode[] nodes = cluster.startNodes();
         try {
-            for (int i = 0; i < 3; i++) {
-                nodes[i] = ReplicationNode.start(cluster.config(i));
-            }
             nodes[0].promote(1);
             nodes[1].follow("replica-0", 1);
             nodes[2].follow("replica-0", 1);
@@ -128,11 +124,7 @@ class RemoteClientTest {
                 assertFalse(new String(stored, StandardCharsets.ISO_8859_1).contains("remote "), "sealed bytes only on the node");
             }
         } finally {
-            for (ReplicationNode n : nodes) {
-                if (n != null) {
-                    n.close();
-                }
-            }
+            TestCluster.closeAll(nodes);
         }
     }
 

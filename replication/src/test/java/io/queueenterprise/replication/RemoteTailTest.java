@@ -40,8 +40,7 @@ class RemoteTailTest {
     Path tmp;
 
     static NodeConfig.QueueSpec spec(AckMode mode) {
-        return new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305, mode,
-                Duration.ofSeconds(5), NodeConfig.Retention.unbounded());
+        return TestCluster.sealedQueue(QUEUE, mode);
     }
 
     /** (index, bytes) of every excerpt, read with the key by a local tailer. */
@@ -76,11 +75,8 @@ class RemoteTailTest {
     void aFollowerServesTheSameIndexesAndBytesAsALocalTailerFromStartEndAndIndex() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 3, List.of(spec(AckMode.ASYNC))).serveClients();
         KeyRing ring = RemoteClientTest.newRing();
-        ReplicationNode[] nodes = new ReplicationNode[3];
+        ReplicationNode[] nodes = cluster.startNodes();
         try {
-            for (int i = 0; i < 3; i++) {
-                nodes[i] = ReplicationNode.start(cluster.config(i));
-            }
             nodes[0].promote(1);
             nodes[1].follow("replica-0", 1);
             nodes[2].follow("replica-0", 1);
@@ -133,11 +129,7 @@ class RemoteTailTest {
                 }
             }
         } finally {
-            for (ReplicationNode n : nodes) {
-                if (n != null) {
-                    n.close();
-                }
-            }
+            TestCluster.closeAll(nodes);
         }
     }
 

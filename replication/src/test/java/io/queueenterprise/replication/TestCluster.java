@@ -56,6 +56,35 @@ final class TestCluster {
                 NodeConfig.Retention.unbounded());
     }
 
+    /** A queue whose excerpts are sealed (AES-128-CTR + Poly1305) by the key holders that write it. */
+    static NodeConfig.QueueSpec sealedQueue(String name, AckMode mode) {
+        return new NodeConfig.QueueSpec(name, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305, mode,
+                Duration.ofSeconds(5), NodeConfig.Retention.unbounded());
+    }
+
+    /** Every node of the cluster started in this JVM, in standby; those started are closed again if one fails. */
+    ReplicationNode[] startNodes() {
+        ReplicationNode[] nodes = new ReplicationNode[peers.size()];
+        try {
+            for (int i = 0; i < nodes.length; i++) {
+                nodes[i] = ReplicationNode.start(config(i));
+            }
+            return nodes;
+        } catch (RuntimeException | Error e) {
+            closeAll(nodes);
+            throw e;
+        }
+    }
+
+    /** Closes every node not null (a test may have closed and cleared one itself). */
+    static void closeAll(ReplicationNode[] nodes) {
+        for (ReplicationNode node : nodes) {
+            if (node != null) {
+                node.close();
+            }
+        }
+    }
+
     NodeConfig config(int node) {
         return config(node, credential);
     }
