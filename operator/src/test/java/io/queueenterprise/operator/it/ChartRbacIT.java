@@ -42,6 +42,8 @@ import io.queueenterprise.kubernetes.testbed.Testbed;
 import io.queueenterprise.operator.QueueEnterpriseOperator;
 import io.queueenterprise.operator.api.Encryption;
 import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.reconciler.ClusterEvents;
+import io.queueenterprise.operator.reconciler.EventPublisher;
 import io.queueenterprise.operator.api.QueueClusterSpec;
 import io.queueenterprise.operator.api.QueueDefinition;
 import io.queueenterprise.operator.api.RollCycle;
@@ -166,6 +168,40 @@ class ChartRbacIT {
                 assertFalse(allowed(operatorClient, elsewhere, write), String.join(" ", write) + " in an unwatched namespace");
             }
         }
+    }
+
+    /**
+     * docs/operator.md's two promises about Events, against the real API server as the chart's ServiceAccount: an
+     * occurrence is written once, also by a publisher that starts afresh (an operator restarted: the API server's 409
+     * on the same name); and where the identity may not write events, publishing is refused quietly, never thrown
+     * into the reconcile.
+     */
+    @Test
+    void anEventIsWrittenOnceAcrossPublishersAndARefusedOneDoesNotFailTheCaller() throws IOException {
+        try (KubernetesClient operatorClient = asChartServiceAccount()) {
+            ClusterEvents.ClusterEvent elected = new ClusterEvents.ClusterEvent("Normal", "LeaderElected", "rbac-0 leads at term 1", "term/1");
+            QueueCluster inWatched = inMemoryCluster(watched);
+            new EventPublisher().publish(operatorClient, inWatched, elected);
+            new EventPublisher().publish(operatorClient, inWatched, elected); // a restarted operator: the same name again
+            List<io.fabric8.kubernetes.api.model.Event> written = admin.v1().events().inNamespace(watched).list().getItems().stream()
+                .filter(e -> inWatched.getMetadata().getUid().equals(e.getInvolvedObject().getUid())).toList();
+            assertEquals(1, written.size(), written.toString());
+            assertEquals("LeaderElected", written.get(0).getReason());
+            assertEquals("rbac-0 leads at term 1", written.get(0).getMessage());
+
+            QueueCluster inElsewhere = inMemoryCluster(elsewhere);
+            new EventPublisher().publish(operatorClient, inElsewhere, elected); // 403: logged, not thrown
+            assertTrue(admin.v1().events().inNamespace(elsewhere).list().getItems().stream()
+                .noneMatch(e -> inElsewhere.getMetadata().getUid().equals(e.getInvolvedObject().getUid())));
+        }
+    }
+
+    /** A QueueCluster as the reconciler holds it (never created: an Event may regard any object). */
+    private static QueueCluster inMemoryCluster(String namespace) {
+        QueueCluster cluster = cluster();
+        cluster.getMetadata().setNamespace(namespace);
+        cluster.getMetadata().setUid(UUID.randomUUID().toString());
+        return cluster;
     }
 
     private static boolean allowed(KubernetesClient client, String namespace, String[] write) {
