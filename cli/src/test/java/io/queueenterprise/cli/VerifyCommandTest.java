@@ -69,6 +69,39 @@ class VerifyCommandTest {
         assertTrue(read >= 10 && read < 50, damaged.out());
     }
 
+    /** The probe: a cycle file cut at an excerpt boundary used to verify as "30 excerpts read, all readable". */
+    @Test
+    void aCycleFileCutShortIsALostRangeNamedWithHowToRecoverIt() throws IOException {
+        Path queueDir = tmp.resolve("plain-orders");
+        long[] positions = new long[50];
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).build();
+             QueueAppender appender = queue.createAppender()) {
+            for (int i = 0; i < 50; i++) {
+                appender.write(("order-number-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
+                for (int i = 0; i < 50; i++) {
+                    try (DocumentContext dc = raw.readingDocument()) {
+                        positions[i] = dc.wire().bytes().readPosition();
+                    }
+                }
+            }
+        }
+        Path cycleFile;
+        try (Stream<Path> files = Files.list(queueDir)) {
+            cycleFile = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(cycleFile.toFile(), "rw")) {
+            raf.setLength(positions[30] - 4);
+        }
+        QeRun cut = qe("verify", queueDir.toString());
+        assertEquals(1, cut.exitCode(), cut.out() + cut.err());
+        assertTrue(cut.out().contains("30 excerpts read, 1 problem(s)"), cut.out());
+        assertTrue(cut.out().matches("(?s).*0x[0-9a-f]+1e to 0x[0-9a-f]+31: lost, .*truncated.*"), cut.out());
+        assertTrue(cut.out().contains(cycleFile.toString()), cut.out());
+        assertTrue(cut.out().contains("recover: copy the range from a replica"), cut.out());
+    }
+
     @Test
     void badUsageIsOneLineAndExitCode2() {
         QeRun missing = qe("verify", tmp.resolve("nowhere").toString());

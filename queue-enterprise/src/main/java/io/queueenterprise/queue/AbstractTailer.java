@@ -26,12 +26,25 @@ abstract class AbstractTailer implements QueueTailer {
     /** Replicated reads: the queue whose acknowledged (majority-held) index bounds what is read; null: no bound. */
     private final net.openhft.chronicle.core.values.LongValue replicatedReadsGate;
     private long lastReadIndex = -1;
+    /** What the queue recorded as written, outside its cycle files: how a loss is told from the end. */
+    private final WrittenMarks.Reader written;
+    private final net.openhft.chronicle.queue.RollCycle rollCycle;
+    /** The cycle of the excerpt read last (or moved to); {@link #NO_CYCLE} after toStart/toEnd. */
+    private int previousCycle = NO_CYCLE;
+    private static final int NO_CYCLE = Integer.MIN_VALUE;
+    /** Excerpts up to this index were reported lost and the caller went on ({@link #skipDamaged}): not reported again. */
+    private long lossAcceptedThrough = -1;
+    /** The loss the last read reported: where {@link #skipDamaged} goes on from. */
+    private ExcerptsLostException reportedLoss;
 
-    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
+    AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate,
+                   WrittenMarks.Reader written) {
         this.queueName = queueName;
         this.tailer = tailer;
         this.lastIndexWatch = lastIndexWatch;
         this.replicatedReadsGate = replicatedReadsGate;
+        this.written = written;
+        this.rollCycle = tailer.queue().rollCycle();
         lastIndexWatch.acquire();
     }
 
@@ -85,13 +98,19 @@ abstract class AbstractTailer implements QueueTailer {
         }
         // Read BEFORE looking: an excerpt counted complete before the attempt cannot be "not there yet" after it.
         long knownLast = lastIndexWatch.lastIndex();
+        long recorded = written.highWater();
         DocumentContext dc = next();
         try {
             if (!dc.isPresent()) {
                 checkNotHidden(knownLast);
+                checkNotLost(recorded);
                 return -1;
             }
             long index = dc.index();
+            int cycle = rollCycle.toCycle(index);
+            if (cycle > previousCycle + 1 && previousCycle != NO_CYCLE) {
+                checkNoCycleMissing(cycle, index);
+            }
             int length = open(index, dc.wire().bytes(), capacity);
             if (length > capacity) {
                 throw new BufferTooSmallException(queueName, index, length, capacity);
@@ -112,6 +131,7 @@ abstract class AbstractTailer implements QueueTailer {
                     break;
             }
             lastReadIndex = index;
+            previousCycle = cycle;
             return length;
         } catch (RuntimeException | Error e) {
             dc.rollbackOnClose();
@@ -137,8 +157,52 @@ abstract class AbstractTailer implements QueueTailer {
         }
     }
 
+    /**
+     * Nothing to read at this index, yet the queue recorded a completed excerpt at or after it (its high-water mark,
+     * read before looking): the excerpts from here on were written and are gone, the cycle file cut short.
+     */
+    private void checkNotLost(long recorded) {
+        long here = tailer.index();
+        if (recorded < here || recorded <= lossAcceptedThrough) {
+            return;
+        }
+        int cycle = rollCycle.toCycle(here);
+        long resume = rollCycle.toCycle(recorded) > cycle ? written.firstIndexAfterCycle(cycle) : -1;
+        throw report(new ExcerptsLostException(queueName, here, resume < 0 ? recorded : ExcerptException.UNKNOWN_INDEX,
+                resume, "the queue recorded excerpts up to 0x" + Long.toHexString(recorded) + " as written (its"
+                + " high-water mark in metadata.cq4t) but " + written.cycleFile(cycle) + " ends before 0x"
+                + Long.toHexString(here) + ": that cycle file was truncated"));
+    }
+
+    /** The read jumped cycles: a cycle logged as written between them has lost its file. Rare (not every read). */
+    private void checkNoCycleMissing(int cycle, long index) {
+        if (index <= lossAcceptedThrough) {
+            return;
+        }
+        int[] missing = written.missingCyclesBetween(previousCycle, cycle);
+        if (missing.length == 0) {
+            return;
+        }
+        StringBuilder files = new StringBuilder();
+        for (int c : missing) {
+            files.append(files.length() == 0 ? "" : ", ").append(written.cycleFile(c));
+        }
+        throw report(new ExcerptsLostException(queueName, rollCycle.toIndex(missing[0], 0),
+                ExcerptException.UNKNOWN_INDEX, index, "cycle file" + (missing.length > 1 ? "s " : " ") + files
+                + (missing.length > 1 ? ", logged as written (" : ", logged as written (") + WrittenMarks.CYCLE_LOG
+                + "), " + (missing.length > 1 ? "are" : "is") + " missing"));
+    }
+
+    private ExcerptsLostException report(ExcerptsLostException loss) {
+        reportedLoss = loss;
+        return loss;
+    }
+
     @Override
     public final long skipDamaged() {
+        if (reportedLoss != null) {
+            return skipLoss();
+        }
         long from = Math.max(tailer.index(), lastReadIndex + 1);
         lastIndexWatch.refresh();
         long last = lastIndexWatch.lastIndex();
@@ -162,6 +226,19 @@ abstract class AbstractTailer implements QueueTailer {
             }
         }
         return -1;
+    }
+
+    /** Accepts the loss the last read reported and goes on after it: its resume index, or the end. */
+    private long skipLoss() {
+        ExcerptsLostException loss = reportedLoss;
+        reportedLoss = null;
+        long resume = loss.resumeIndex();
+        if (resume < 0) {
+            lossAcceptedThrough = Math.max(lossAcceptedThrough, loss.lastLost());
+            return -1;
+        }
+        lossAcceptedThrough = Math.max(lossAcceptedThrough, resume - 1);
+        return moveToIndex(resume) ? resume : -1;
     }
 
     /**
@@ -218,7 +295,9 @@ abstract class AbstractTailer implements QueueTailer {
     public boolean moveToIndex(long index) {
         try {
             moved();
-            return tailer.moveToIndex(index);
+            boolean found = tailer.moveToIndex(index);
+            previousCycle = found ? rollCycle.toCycle(index) : NO_CYCLE;
+            return found;
         } catch (RuntimeException | InternalError e) {
             throw classify(e, index, "cannot move to the excerpt");
         }
@@ -228,6 +307,7 @@ abstract class AbstractTailer implements QueueTailer {
     public QueueTailer toStart() {
         try {
             moved();
+            previousCycle = NO_CYCLE;
             tailer.toStart();
         } catch (RuntimeException | InternalError e) {
             throw classify(e, ExcerptException.UNKNOWN_INDEX, "cannot move to the start");
@@ -239,6 +319,7 @@ abstract class AbstractTailer implements QueueTailer {
     public QueueTailer toEnd() {
         try {
             moved();
+            previousCycle = NO_CYCLE;
             tailer.toEnd();
         } catch (RuntimeException | InternalError e) {
             throw classify(e, ExcerptException.UNKNOWN_INDEX, "cannot move to the end");

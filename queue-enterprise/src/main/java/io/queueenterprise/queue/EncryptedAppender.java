@@ -40,10 +40,12 @@ final class EncryptedAppender implements QueueAppender {
     private Wire documentWire;
 
     private final StorageGuard.Budget storage;
+    private final WrittenMarks.Writer marks;
 
     EncryptedAppender(String queueName, ExcerptAppender appender, QueueKeys keys, ExcerptSealer sealer,
-                      long maxExcerptLength, StorageGuard.Budget storage) {
+                      long maxExcerptLength, StorageGuard.Budget storage, WrittenMarks.Writer marks) {
         this.storage = storage;
+        this.marks = marks;
         this.queueName = queueName;
         this.appender = appender;
         this.keys = keys;
@@ -110,7 +112,9 @@ final class EncryptedAppender implements QueueAppender {
         directStaging.clear();
         directStaging.writeSkip(envelopeLength);
         appender.writeBytes(directStaging);
-        return appender.lastIndexAppended();
+        long index = appender.lastIndexAppended();
+        marks.written(index);
+        return index;
     }
 
     /**
@@ -138,6 +142,7 @@ final class EncryptedAppender implements QueueAppender {
         } finally {
             dc.close();
         }
+        marks.written(index);
         return index;
     }
 

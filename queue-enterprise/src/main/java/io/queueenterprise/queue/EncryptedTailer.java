@@ -32,8 +32,8 @@ final class EncryptedTailer extends AbstractTailer {
     private int pendingLength;
 
     EncryptedTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, ExcerptOpener opener,
-                    net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
-        super(queueName, tailer, lastIndexWatch, replicatedReadsGate);
+                    net.openhft.chronicle.core.values.LongValue replicatedReadsGate, WrittenMarks.Reader written) {
+        super(queueName, tailer, lastIndexWatch, replicatedReadsGate, written);
         this.opener = opener;
     }
 

@@ -57,6 +57,8 @@ public final class EnterpriseQueue implements AutoCloseable {
     private final CryptoEngine engine;
     private final QueueRole role;
     private final LastIndexWatch lastIndexWatch;
+    /** What this queue recorded as written outside its cycle files, for its tailers ({@link WrittenMarks}). */
+    private final WrittenMarks.Reader written;
     /** Where new appenders' writer epochs come from: random, or the term this queue was promoted under. */
     private volatile WriterEpochs writerEpochs;
     /** Quorum acks asked for in code ({@link Builder#quorumAcks}); null otherwise. */
@@ -76,6 +78,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         this.engine = engine;
         this.role = role;
         this.lastIndexWatch = new LastIndexWatch(chronicle);
+        this.written = new WrittenMarks.Reader(chronicle, storageGuard == null);
         // Term epochs belong to the instance that promoted (see promote): a reopened leader, or a second
         // process on the same directory, must not restart that term's slots at 0.
         this.writerEpochs = WriterEpochs.random();
@@ -116,8 +119,9 @@ public final class EnterpriseQueue implements AutoCloseable {
             throw new QueueStateException(name(), "the queue in " + path + " was opened read-only: it takes no appender", null);
         }
         StorageGuard.Budget budget = storageGuard.new Budget();
-        QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength(), budget)
-                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength(), budget);
+        WrittenMarks.Writer marks = new WrittenMarks.Writer(chronicle);
+        QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength(), budget, marks)
+                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength(), budget, marks);
         if (!nodeHosted) {
             return local;
         }
@@ -164,9 +168,9 @@ public final class EnterpriseQueue implements AutoCloseable {
             throw corrupted("cannot create a tailer", e);
         }
         if (keys == null) {
-            return new PlainTailer(name(), tailer, lastIndexWatch, replicatedReadsGate());
+            return new PlainTailer(name(), tailer, lastIndexWatch, replicatedReadsGate(), written);
         }
-        return new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine), replicatedReadsGate());
+        return new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine), replicatedReadsGate(), written);
     }
 
     private CorruptedQueueException corrupted(String what, Exception e) {
@@ -333,9 +337,17 @@ public final class EnterpriseQueue implements AutoCloseable {
         private QueueDescriptor replicaOf;
         private Duration quorumAckTimeout;
         private Long minFreeSpace;
+        /** Tests only: the clock that picks the cycle a write lands in (several cycles without waiting days). */
+        private net.openhft.chronicle.core.time.TimeProvider timeProvider;
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dir").toAbsolutePath().normalize();
+        }
+
+        /** Tests only: the clock that decides each write's roll cycle. */
+        Builder timeProvider(net.openhft.chronicle.core.time.TimeProvider clock) {
+            this.timeProvider = Objects.requireNonNull(clock, "clock");
+            return this;
         }
 
         /** Logical name recorded when the queue is created (default: the directory's name). */
@@ -506,6 +518,9 @@ public final class EnterpriseQueue implements AutoCloseable {
                         .readOnly(readOnly);
                 if (blockSize != null) {
                     chronicleBuilder.blockSize(blockSize);
+                }
+                if (timeProvider != null) {
+                    chronicleBuilder.timeProvider(timeProvider);
                 }
                 SingleChronicleQueue chronicle = openChronicle(chronicleBuilder, descriptor);
                 try {

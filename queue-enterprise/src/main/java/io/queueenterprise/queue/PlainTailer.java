@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
 final class PlainTailer extends AbstractTailer {
     private Bytes<?> excerpt;
 
-    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate) {
-        super(queueName, tailer, lastIndexWatch, replicatedReadsGate);
+    PlainTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate,
+                WrittenMarks.Reader written) {
+        super(queueName, tailer, lastIndexWatch, replicatedReadsGate, written);
     }
 
     @Override
@@ -22,6 +23,10 @@ final class PlainTailer extends AbstractTailer {
             throw new CorruptedQueueException(queueName, index, "excerpt length " + length + " is impossible", null);
         }
         this.excerpt = excerpt;
+        if (length == 1 && excerpt.readByte(excerpt.readPosition()) == PlainAppender.EMPTY_MARK) {
+            excerpt.readSkip(1); // an empty message, as Chronicle stores one (PlainAppender.writeEmpty)
+            return 0;
+        }
         return (int) length;
     }
 

@@ -55,6 +55,9 @@ public final class ReplicaStore implements AutoCloseable {
     private ExcerptAppender replicaAppender;
     private final Bytes<byte[]> replicaScratch = Bytes.allocateElasticOnHeap(4096);
     private final StorageGuard.Budget replicaStorage;
+    /** One per appender: {@link #append} and {@link #writeAt} may run on different threads. */
+    private final WrittenMarks.Writer marks;
+    private final WrittenMarks.Writer replicaMarks;
 
     private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
         this.dir = dir;
@@ -65,6 +68,8 @@ public final class ReplicaStore implements AutoCloseable {
         this.queueName = String.valueOf(dir.getFileName());
         this.storage = storageGuard.new Budget();
         this.replicaStorage = storageGuard.new Budget();
+        this.marks = new WrittenMarks.Writer(chronicle);
+        this.replicaMarks = new WrittenMarks.Writer(chronicle);
     }
 
     /**
@@ -288,6 +293,7 @@ public final class ReplicaStore implements AutoCloseable {
             throw new IllegalStateException("excerpt for index 0x" + Long.toHexString(index)
                     + " was not written there (last written 0x" + Long.toHexString(written) + ")");
         }
+        replicaMarks.written(index);
     }
 
     /**
@@ -304,7 +310,9 @@ public final class ReplicaStore implements AutoCloseable {
         writeScratch.clear();
         writeScratch.write(src, offset, length);
         appender.writeBytes(writeScratch);
-        return appender.lastIndexAppended();
+        long index = appender.lastIndexAppended();
+        marks.written(index);
+        return index;
     }
 
     /** Whether {@code index} may follow {@code last} with no gap: next sequence in the cycle, or 0 of a later cycle. */

@@ -1,0 +1,146 @@
+package io.queueenterprise.queue;
+
+import net.openhft.chronicle.core.values.LongValue;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+/**
+ * What the queue records about its writes OUTSIDE the cycle files, so that a reader can tell the end of the queue
+ * from excerpts that were written and are gone (a truncated or deleted cycle file):
+ * <ul>
+ * <li>the <b>high-water mark</b>: the highest index any appender completed, in Chronicle's metadata store
+ *     ({@code metadata.cq4t}, mapped by every process). Raised after the write completes (never before: a reader
+ *     that sees it may rely on every index up to it being complete), by one compare-and-set on mapped memory;</li>
+ * <li>the <b>cycle log</b>: {@value #CYCLE_LOG} beside the cycle files, a 4-byte big-endian cycle number appended
+ *     when an appender first writes in a cycle (once per cycle and appender: off the steady-state path).</li>
+ * </ul>
+ * Writers that do not go through this library (open-source Chronicle on a plain queue) record nothing: the marks
+ * then lag, which hides nothing but finds less.
+ */
+final class WrittenMarks {
+    static final String HIGH_WATER_KEY = "queue-enterprise.high-water-index";
+    static final String CYCLE_LOG = "queue-enterprise.cycles";
+    private static final System.Logger LOG = System.getLogger(WrittenMarks.class.getName());
+    private static final int[] NO_CYCLES = new int[0];
+
+    private WrittenMarks() {
+    }
+
+    /** The high-water mark of a writable queue (created at -1 if absent). */
+    static LongValue highWater(SingleChronicleQueue chronicle) {
+        return chronicle.metaStore().acquireValueFor(HIGH_WATER_KEY, -1);
+    }
+
+    /** The high-water mark for a reader: null when none was ever recorded (a read-only store cannot add it). */
+    static LongValue highWaterIfRecorded(SingleChronicleQueue chronicle, boolean readOnly) {
+        try {
+            if (chronicle.tableStoreGet(HIGH_WATER_KEY) == Long.MIN_VALUE) {
+                return readOnly ? null : highWater(chronicle);
+            }
+            return highWater(chronicle);
+        } catch (RuntimeException e) { // a metadata store that cannot be read: detect less, read on
+            return null;
+        }
+    }
+
+    /** Per appender: raises the high-water mark and logs each new cycle it writes in. One thread. */
+    static final class Writer {
+        private final LongValue highWater;
+        private final RollCycle rollCycle;
+        private final Path cycleLog;
+        private int lastCycle = Integer.MIN_VALUE;
+
+        Writer(SingleChronicleQueue chronicle) {
+            this.highWater = highWater(chronicle);
+            this.rollCycle = chronicle.rollCycle();
+            this.cycleLog = Path.of(chronicle.fileAbsolutePath(), CYCLE_LOG);
+        }
+
+        /** The excerpt at {@code index} is complete. */
+        void written(long index) {
+            highWater.setMaxValue(index);
+            int cycle = rollCycle.toCycle(index);
+            if (cycle != lastCycle) {
+                logCycle(cycle);
+                lastCycle = cycle;
+            }
+        }
+
+        private void logCycle(int cycle) {
+            // O_APPEND: records of several writers (processes too) never overwrite each other; repeats are harmless.
+            try (FileChannel log = FileChannel.open(cycleLog, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+                    StandardOpenOption.WRITE)) {
+                log.write(ByteBuffer.allocate(Integer.BYTES).putInt(0, cycle));
+            } catch (java.io.IOException e) {
+                // The excerpt is written; only a later deletion of this cycle's file could go unnoticed.
+                LOG.log(System.Logger.Level.WARNING, "cannot record cycle " + cycle + " in " + cycleLog + ": " + e);
+            }
+        }
+    }
+
+    /** The cycles recorded in {@code dir}'s cycle log, sorted, without repeats (empty when there is no log). */
+    static int[] loggedCycles(Path dir) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(dir.resolve(CYCLE_LOG));
+        } catch (NoSuchFileException e) {
+            return NO_CYCLES;
+        } catch (java.io.IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot read " + dir.resolve(CYCLE_LOG) + ": " + e);
+            return NO_CYCLES;
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        int[] cycles = new int[bytes.length / Integer.BYTES];
+        for (int i = 0; i < cycles.length; i++) {
+            cycles[i] = buffer.getInt();
+        }
+        return Arrays.stream(cycles).sorted().distinct().toArray();
+    }
+
+    /** Per queue, for its tailers: what the marks say, and which logged cycles have lost their file. */
+    static final class Reader {
+        private static final long NONE = -1;
+        private final SingleChronicleQueue chronicle;
+        private final LongValue highWater; // null: never recorded here
+        private final Path dir;
+
+        Reader(SingleChronicleQueue chronicle, boolean readOnly) {
+            this.chronicle = chronicle;
+            this.highWater = highWaterIfRecorded(chronicle, readOnly);
+            this.dir = Path.of(chronicle.fileAbsolutePath());
+        }
+
+        /** The highest index recorded as completed, -1 if none. One volatile read of mapped memory. */
+        long highWater() {
+            return highWater == null ? NONE : highWater.getVolatileValue(NONE);
+        }
+
+        /** The cycles logged as written, strictly between {@code from} and {@code to}, whose cycle file is gone. */
+        int[] missingCyclesBetween(int from, int to) {
+            return Arrays.stream(loggedCycles(dir)).filter(c -> c > from && c < to)
+                    .filter(c -> !Files.exists(Path.of(cycleFile(c)))).toArray();
+        }
+
+        /** The first index of the next cycle file after {@code cycle}, or -1 when there is none. */
+        long firstIndexAfterCycle(int cycle) {
+            try {
+                int next = chronicle.nextCycle(cycle, net.openhft.chronicle.queue.TailerDirection.FORWARD);
+                return next > cycle ? chronicle.rollCycle().toIndex(next, 0) : NONE;
+            } catch (java.text.ParseException | RuntimeException e) {
+                return NONE;
+            }
+        }
+
+        String cycleFile(int cycle) {
+            return CorruptedQueueException.cycleFile(chronicle, chronicle.rollCycle().toIndex(cycle, 0));
+        }
+    }
+}
