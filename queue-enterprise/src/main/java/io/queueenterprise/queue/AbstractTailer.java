@@ -36,6 +36,18 @@ abstract class AbstractTailer implements QueueTailer {
     private long lossAcceptedThrough = -1;
     /** The loss the last read reported: where {@link #skipDamaged} goes on from. */
     private ExcerptsLostException reportedLoss;
+    private static final int HEADER_LENGTH = 4;
+    /** Where the header of the excerpt read last lies in its cycle file: a resync after damage looks from there. */
+    private long lastHeaderPosition = -1;
+    /** The excerpt whose read failed authentication last, its header and where its length word says it ends. */
+    private long failedIndex = -1;
+    private long failedHeader;
+    private long failedEnd;
+    /** While reading past a damaged header, where Chronicle's walk cannot go ({@link CycleResync}); null otherwise. */
+    private CycleResync.Found recovered;
+    private int recoveredSlot;
+    /** The real chain found last by a failed read's check ({@link #relocated}): later failures in it cost no search. */
+    private CycleResync.Found knownChain;
 
     AbstractTailer(String queueName, ExcerptTailer tailer, LastIndexWatch lastIndexWatch, net.openhft.chronicle.core.values.LongValue replicatedReadsGate,
                    WrittenMarks.Reader written) {
@@ -96,49 +108,241 @@ abstract class AbstractTailer implements QueueTailer {
         if (hiddenUntilReplicated()) {
             return -1;
         }
+        if (recovered != null) {
+            int length = readRecovered(target, array, offset, capacity, buffer, bytes, reader);
+            if (recovered != null || length >= 0) {
+                return length;
+            }
+        }
         // Read BEFORE looking: an excerpt counted complete before the attempt cannot be "not there yet" after it.
         long knownLast = lastIndexWatch.lastIndex();
         long recorded = written.highWater();
         DocumentContext dc = next();
+        long index = -1;
+        long header = -1;
+        RuntimeException failure;
+        long failureEnd;
         try {
             if (!dc.isPresent()) {
                 checkNotHidden(knownLast);
                 checkNotLost(recorded);
                 return -1;
             }
-            long index = dc.index();
+            index = dc.index();
             int cycle = rollCycle.toCycle(index);
             if (cycle > previousCycle + 1 && previousCycle != NO_CYCLE) {
                 checkNoCycleMissing(cycle, index);
             }
-            int length = open(index, dc.wire().bytes(), capacity);
-            if (length > capacity) {
-                throw new BufferTooSmallException(queueName, index, length, capacity);
+            Bytes<?> excerpt = dc.wire().bytes();
+            header = excerpt.readPosition() - HEADER_LENGTH;
+            int length = open(index, excerpt, capacity);
+            if (length > capacity && endsPastTheCycle(index, header, excerpt.readLimit())) {
+                throw new CorruptedQueueException(queueName, index, "its length word says it ends past the last excerpt"
+                        + " of " + CorruptedQueueException.cycleFile(tailer.queue(), index) + ": the length word, or one"
+                        + " before it, is damaged", null);
             }
-            switch (target) {
-                case TO_ARRAY:
-                    copyTo(array, offset, length);
-                    break;
-                case TO_BUFFER:
-                    copyTo(buffer, length);
-                    break;
-                case TO_BYTES:
-                    copyTo(bytes, length);
-                    break;
-                default:
-                    // A reader that throws leaves the excerpt unconsumed, like any other failed read.
-                    reader.readMarshallable(documentWire(dc, length));
-                    break;
-            }
+            deliver(target, array, offset, capacity, buffer, bytes, reader, dc, index, length);
             lastReadIndex = index;
+            lastHeaderPosition = header;
             previousCycle = cycle;
             return length;
         } catch (RuntimeException | Error e) {
             dc.rollbackOnClose();
-            throw e;
+            if (header < 0 || !(e instanceof ExcerptDecryptionException || e instanceof CorruptedQueueException)) {
+                throw e;
+            }
+            failure = (RuntimeException) e;
+            failureEnd = dc.wire().bytes().readLimit();
         } finally {
             dc.close();
         }
+        // Is this excerpt damaged, or did a damaged length word before it lead Chronicle into other bytes?
+        if (relocated(index, header)) {
+            return readRecovered(target, array, offset, capacity, buffer, bytes, reader);
+        }
+        if (failure instanceof ExcerptDecryptionException) { // skip() checks whether its own length word misleads
+            failedIndex = index;
+            failedHeader = header;
+            failedEnd = failureEnd;
+        }
+        throw failure;
+    }
+
+    /** Whether an excerpt that does not fit reaches past the cycle's last excerpt: impossible, so damage. Rare path. */
+    private boolean endsPastTheCycle(long index, long header, long end) {
+        net.openhft.chronicle.queue.impl.single.SingleChronicleQueue chronicle = chronicle();
+        net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore store =
+                chronicle.storeForCycle(rollCycle.toCycle(index), chronicle.epoch(), false, null);
+        if (store == null) {
+            return false;
+        }
+        try {
+            long lastHeader = store.writePosition();
+            return header != lastHeader && end > lastHeader;
+        } finally {
+            chronicle.closeStore(store);
+        }
+    }
+
+    /**
+     * A read at {@code index} failed in a way that a damaged length word BEFORE it would also explain: Chronicle
+     * walks excerpt by excerpt from the last one its index places, so one wrong length puts every later "excerpt"
+     * of its walk inside other bytes. When the real chain ({@link CycleResync}) holds {@code index} somewhere else,
+     * reading goes on from the real chain and true is returned; otherwise the failure is the excerpt's own.
+     */
+    private boolean relocated(long index, long chronicleHeader) {
+        CycleResync.Found chain = knownChain != null && knownChain.slotOf(index) >= 0 ? knownChain : null;
+        if (chain == null) { // one search per cycle and extent: a wrong key fails every excerpt, not every search
+            boolean found = resyncFromIndexed(index);
+            knownChain = found ? recovered : null;
+            recovered = null;
+            chain = knownChain;
+            tailer.moveToIndex(index); // back where the failed read left it
+        }
+        int slot = chain == null ? -1 : chain.slotOf(index);
+        if (slot < 0 || chain.dataPositions[slot] - HEADER_LENGTH == chronicleHeader) {
+            return false;
+        }
+        moved();
+        recovered = chain;
+        recoveredSlot = slot;
+        return true;
+    }
+
+    /** {@link #resync} from the nearest excerpt before {@code index} that Chronicle's index places exactly. */
+    private boolean resyncFromIndexed(long index) {
+        int cycle = rollCycle.toCycle(index);
+        long spacing = Math.max(1, rollCycle.defaultIndexSpacing());
+        long from = 0;
+        long after = rollCycle.toIndex(cycle, 0) - 1;
+        for (long sequence = rollCycle.toSequenceNumber(index) / spacing * spacing; sequence >= 0; sequence -= spacing) {
+            long indexed = rollCycle.toIndex(cycle, sequence);
+            if (indexed < index && tailer.moveToIndex(indexed)) {
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    if (dc.isPresent()) {
+                        from = dc.wire().bytes().readPosition();
+                        after = indexed;
+                    }
+                    dc.rollbackOnClose();
+                }
+                break;
+            }
+        }
+        return resync(cycle, from, after, false);
+    }
+
+    /** Copies the opened excerpt to the read form's destination. */
+    private void deliver(int target, byte[] array, int offset, int capacity, ByteBuffer buffer, Bytes<?> bytes,
+                         ReadMarshallable reader, DocumentContext dc, long index, int length) {
+        if (length > capacity) {
+            throw new BufferTooSmallException(queueName, index, length, capacity);
+        }
+        switch (target) {
+            case TO_ARRAY:
+                copyTo(array, offset, length);
+                break;
+            case TO_BUFFER:
+                copyTo(buffer, length);
+                break;
+            case TO_BYTES:
+                copyTo(bytes, length);
+                break;
+            default:
+                // A reader that throws leaves the excerpt unconsumed, like any other failed read.
+                reader.readMarshallable(documentWire(dc, length));
+                break;
+        }
+    }
+
+    /**
+     * Reads the next excerpt of a region found past a damaged header ({@link CycleResync}), where Chronicle's own
+     * walk cannot go. Returns -1 when the region holds nothing more yet; leaves the region (recovered = null,
+     * returning -1) once a later cycle exists to go on with.
+     */
+    private int readRecovered(int target, byte[] array, int offset, int capacity, ByteBuffer buffer, Bytes<?> bytes,
+                              ReadMarshallable reader) {
+        if (recoveredSlot >= recovered.count() && !extendRecovered()) {
+            return -1;
+        }
+        long index = recovered.firstIndex + recoveredSlot;
+        if (replicatedReadsGate != null && index > replicatedReadsGate.getVolatileValue(-1)) {
+            return -1;
+        }
+        Bytes<?> excerpt = recoveredExcerpt(recoveredSlot);
+        try {
+            int length = open(index, excerpt, capacity);
+            deliver(target, array, offset, capacity, buffer, bytes, reader, null, index, length);
+            lastReadIndex = index;
+            lastHeaderPosition = recovered.dataPositions[recoveredSlot] - HEADER_LENGTH;
+            previousCycle = rollCycle.toCycle(index);
+            recoveredSlot++;
+            return length;
+        } catch (ExcerptDecryptionException e) {
+            failedIndex = -1; // already on the real chain: skip() moves to the next slot
+            throw e;
+        } finally {
+            excerpt.releaseLast();
+        }
+    }
+
+    private Bytes<?> recoveredExcerpt(int slot) {
+        byte[] copy = new byte[recovered.lengths[slot]]; // a damage path: a private copy is simplest
+        recovered.map.get((int) recovered.dataPositions[slot], copy);
+        return Bytes.wrapForRead(copy);
+    }
+
+    /**
+     * At the end of a recovered region: excerpts written after it in the same cycle extend it; a later cycle
+     * hands reading back to Chronicle. False while there is nothing more to read.
+     */
+    private boolean extendRecovered() {
+        int cycle = rollCycle.toCycle(recovered.lastIndex());
+        long last = lastIndexIn(cycle);
+        if (last > recovered.lastIndex()) {
+            int end = recovered.count() - 1;
+            CycleResync.Found more = CycleResync.find(chronicle(), cycle,
+                    recovered.dataPositions[end] + recovered.lengths[end], last, last - recovered.lastIndex());
+            if (more != null && more.firstIndex == recovered.lastIndex() + 1) {
+                recovered = more;
+                recoveredSlot = 0;
+                return true;
+            }
+        }
+        long next = written.firstIndexAfterCycle(cycle);
+        if (next >= 0 && tailer.moveToIndex(next)) {
+            recovered = null;
+        }
+        return false;
+    }
+
+    private net.openhft.chronicle.queue.impl.single.SingleChronicleQueue chronicle() {
+        return (net.openhft.chronicle.queue.impl.single.SingleChronicleQueue) tailer.queue();
+    }
+
+    /** The last index of {@code cycle} as far as it is known (the queue's last index, or its high-water mark); -1. */
+    private long lastIndexIn(int cycle) {
+        lastIndexWatch.refresh();
+        long last = Math.max(lastIndexWatch.lastIndex(), written.highWater());
+        return last >= 0 && rollCycle.toCycle(last) == cycle ? last : -1;
+    }
+
+    /**
+     * Finds the real chain of excerpts after a damaged header ({@link CycleResync}) and reads on from it: true when
+     * the excerpt after {@code afterIndex} (or, if {@code exact} is false, some later one) was found.
+     */
+    private boolean resync(int cycle, long from, long afterIndex, boolean exact) {
+        long last = lastIndexIn(cycle);
+        if (last <= afterIndex) {
+            return false;
+        }
+        CycleResync.Found found = CycleResync.find(chronicle(), cycle, from, last, last - afterIndex);
+        if (found == null || (exact && found.firstIndex != afterIndex + 1)) {
+            return false;
+        }
+        moved();
+        recovered = found;
+        recoveredSlot = 0;
+        return true;
     }
 
     /**
@@ -203,6 +407,12 @@ abstract class AbstractTailer implements QueueTailer {
         if (reportedLoss != null) {
             return skipLoss();
         }
+        int cycle = rollCycle.toCycle(tailer.index());
+        boolean readInCycle = lastReadIndex >= 0 && rollCycle.toCycle(lastReadIndex) == cycle && lastHeaderPosition >= 0;
+        if (resync(cycle, readInCycle ? lastHeaderPosition + HEADER_LENGTH : 0,
+                readInCycle ? lastReadIndex : rollCycle.toIndex(cycle, 0) - 1, false)) {
+            return recovered.firstIndex;
+        }
         long from = Math.max(tailer.index(), lastReadIndex + 1);
         lastIndexWatch.refresh();
         long last = lastIndexWatch.lastIndex();
@@ -255,6 +465,23 @@ abstract class AbstractTailer implements QueueTailer {
         if (hiddenUntilReplicated()) {
             return false;
         }
+        if (recovered != null) {
+            if (recoveredSlot < recovered.count() || extendRecovered()) {
+                long index = recovered.firstIndex + recoveredSlot++;
+                lastReadIndex = index;
+                previousCycle = rollCycle.toCycle(index);
+                return true;
+            }
+            if (recovered != null) {
+                return false;
+            }
+        }
+        if (failedIndex >= 0 && failedIndex == tailer.index() && lengthLeadsAstray()) {
+            lastReadIndex = failedIndex;
+            failedIndex = -1;
+            return true;
+        }
+        failedIndex = -1;
         try (DocumentContext dc = next()) {
             if (!dc.isPresent()) {
                 return false;
@@ -262,6 +489,25 @@ abstract class AbstractTailer implements QueueTailer {
             lastReadIndex = dc.index();
             return true;
         }
+    }
+
+    /**
+     * The excerpt that failed authentication is being skipped: if its length word is what was damaged, Chronicle's
+     * next step would land inside other bytes and read them as excerpts (each failing, or worse). When the real
+     * chain after it ({@link CycleResync}) has its next excerpt elsewhere, reading goes on from the real chain.
+     */
+    private boolean lengthLeadsAstray() {
+        int cycle = rollCycle.toCycle(failedIndex);
+        long chronicleNext = ((failedEnd + 3) & ~3L) + HEADER_LENGTH;
+        if (!resync(cycle, failedHeader + HEADER_LENGTH, failedIndex, true)) {
+            return false;
+        }
+        if (recovered.dataPositions[0] == chronicleNext) { // the length was right: Chronicle's walk is the real one
+            recovered = null;
+            tailer.moveToIndex(failedIndex);
+            return false;
+        }
+        return true;
     }
 
     private DocumentContext next() {
@@ -295,7 +541,9 @@ abstract class AbstractTailer implements QueueTailer {
     public boolean moveToIndex(long index) {
         try {
             moved();
-            boolean found = tailer.moveToIndex(index);
+            recovered = null;
+            failedIndex = -1;
+            boolean found = tailer.moveToIndex(index) || moveIntoDamagedCycle(index);
             previousCycle = found ? rollCycle.toCycle(index) : NO_CYCLE;
             return found;
         } catch (RuntimeException | InternalError e) {
@@ -303,11 +551,31 @@ abstract class AbstractTailer implements QueueTailer {
         }
     }
 
+    /**
+     * Chronicle cannot reach {@code index}: if a damaged header in its cycle is what stands in the way, the real
+     * chain past the damage ({@link CycleResync}), searched from the nearest excerpt Chronicle's index places,
+     * reaches it.
+     */
+    private boolean moveIntoDamagedCycle(long index) {
+        if (lastIndexIn(rollCycle.toCycle(index)) < index || !resyncFromIndexed(index)) {
+            return false;
+        }
+        int slot = recovered.slotOf(index);
+        if (slot < 0) {
+            recovered = null;
+            return false;
+        }
+        recoveredSlot = slot;
+        return true;
+    }
+
     @Override
     public QueueTailer toStart() {
         try {
             moved();
             previousCycle = NO_CYCLE;
+            recovered = null;
+            failedIndex = -1;
             tailer.toStart();
         } catch (RuntimeException | InternalError e) {
             throw classify(e, ExcerptException.UNKNOWN_INDEX, "cannot move to the start");
@@ -320,6 +588,8 @@ abstract class AbstractTailer implements QueueTailer {
         try {
             moved();
             previousCycle = NO_CYCLE;
+            recovered = null;
+            failedIndex = -1;
             tailer.toEnd();
         } catch (RuntimeException | InternalError e) {
             throw classify(e, ExcerptException.UNKNOWN_INDEX, "cannot move to the end");

@@ -47,6 +47,7 @@ final class PlainTailer extends AbstractTailer {
 
     @Override
     protected Wire documentWire(DocumentContext dc, int length) {
-        return dc.wire();
+        // No context: an excerpt read past a damaged header (CycleResync), a view of its own bytes.
+        return dc != null ? dc.wire() : net.openhft.chronicle.wire.WireType.BINARY_LIGHT.apply(excerpt);
     }
 }

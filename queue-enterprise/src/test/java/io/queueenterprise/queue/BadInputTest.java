@@ -243,12 +243,11 @@ class BadInputTest {
     }
 
     /**
-     * A flipped bit in Chronicle's 4-byte length word of excerpt 10 of 50: excerpt 10 fails authentication, and
-     * the next read, which lands inside excerpt 10's bytes, is reported as damage naming its index and the
-     * cycle file (the JVM reports the fault in mapped memory as an InternalError, which used to escape raw).
+     * A flipped bit in Chronicle's 4-byte length word of excerpt 10 of 50: excerpt 10 fails authentication naming
+     * its index, and every excerpt after it still reads back (issue 20; more in DamagedHeaderTest).
      */
     @Test
-    void aFlippedBitInAnExcerptLengthIsReportedAsDamageNamingTheIndexAndTheCycleFile() throws IOException {
+    void aFlippedBitInAnExcerptLengthCostsOnlyThatExcerpt() throws IOException {
         long[] positions = new long[50];
         long[] indexes = new long[50];
         try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).name("orders").encrypted(goodRing()).build();
@@ -283,28 +282,14 @@ class BadInputTest {
             assertEquals(1, tampered.getMessage().split("0x" + Long.toHexString(indexes[10]), -1).length - 1,
                     "the index is named once: " + tampered.getMessage());
             assertTrue(tailer.skip());
-            // Chronicle now parses excerpt 11 from inside excerpt 10's bytes: not an envelope.
-            ExcerptDecryptionException misparsed = assertThrows(ExcerptDecryptionException.class, () -> tailer.read(buffer));
-            assertEquals(indexes[11], misparsed.index());
-            assertTrue(tailer.skip());
-            // ...after which Chronicle finds "nothing", although the queue holds excerpts up to 49: damage, not the end.
-            CorruptedQueueException damaged = assertThrows(CorruptedQueueException.class, () -> tailer.read(buffer));
-            assertTrue(damaged.getMessage().contains(cycleFile.toString()), damaged.getMessage());
-            assertTrue(damaged.index() > indexes[10] && damaged.index() <= indexes[49], damaged.getMessage());
-            // The documented way on: skipDamaged() moves to the next excerpt Chronicle's index reaches.
-            long resumed = tailer.skipDamaged();
-            assertTrue(resumed > damaged.index() && resumed <= indexes[49], Long.toHexString(resumed));
-            long previous = resumed - 1;
-            int n;
-            while ((n = tailer.read(buffer)) >= 0) {
-                long i = tailer.lastReadIndex();
-                assertEquals(previous + 1, i, "in order, no gap after the resume point");
-                int k = (int) (i - indexes[0]);
-                assertEquals("order-number-" + k, new String(buffer, 0, n, StandardCharsets.UTF_8));
-                previous = i;
+            // Chronicle's own walk would now parse "excerpt 11" from inside excerpt 10's bytes; the tailer goes on
+            // from the real chain of headers instead (CycleResync): only the damaged excerpt is lost.
+            for (int i = 11; i < 50; i++) {
+                int n = tailer.read(buffer);
+                assertEquals("order-number-" + i, new String(buffer, 0, n, StandardCharsets.UTF_8));
+                assertEquals(indexes[i], tailer.lastReadIndex());
             }
-            assertEquals(indexes[49], previous, "read to the real end, which is not reported as damage");
-            assertEquals("orders", damaged.queueName());
+            assertEquals(-1, tailer.read(buffer), "read to the real end, which is not reported as damage");
         }
     }
 

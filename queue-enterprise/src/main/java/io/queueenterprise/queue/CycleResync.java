@@ -1,0 +1,167 @@
+package io.queueenterprise.queue;
+
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore;
+
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Finds the intact excerpts after a damaged excerpt header in one cycle file, where Chronicle cannot: its index
+ * holds the position of only every 256th excerpt (FAST_DAILY), so a wrong length word sends its walk into the
+ * middle of other bytes and every excerpt up to the next indexed one, or the cycle's end, is out of reach.
+ *
+ * <p>Excerpt headers form a chain: a 4-byte little-endian word (bit 31 not complete, bit 30 metadata, the rest
+ * the length), the next one at the following 4-byte boundary. Chronicle's store header records where the cycle's
+ * last excerpt starts ({@code writePosition}). From a position after the damage, each 4-byte boundary is tried as
+ * a header; the first one whose chain of well-formed headers reaches exactly that last excerpt, and ends there, is
+ * the real chain: a chain started in the middle of other bytes almost always meets a malformed header within a
+ * step or two, and one that merged into the real chain would have to skip a real header, so it holds fewer
+ * excerpts than the cycle has after the damage. The excerpts on the chain take the cycle's last indexes, counted
+ * back from its last one. On an authenticated queue each envelope's tag also binds its index, so a wrong guess
+ * could never be read as data; a plain queue has no such check (docs/library.md).
+ *
+ * <p>A damage path only: maps the file read-only, allocates, and walks headers, none of it on a healthy read.
+ */
+final class CycleResync {
+    private static final int NOT_COMPLETE = 0x80000000;
+    private static final int META_DATA = 0x40000000;
+    private static final int LENGTH_MASK = 0x3FFFFFFF;
+    /** The excerpts found: indexes {@code firstIndex ..} in order, each one's data at {@code dataPositions[i]}. */
+    static final class Found {
+        final long firstIndex;
+        final long[] dataPositions;
+        final int[] lengths;
+        final MappedByteBuffer map;
+
+        Found(long firstIndex, long[] dataPositions, int[] lengths, MappedByteBuffer map) {
+            this.firstIndex = firstIndex;
+            this.dataPositions = dataPositions;
+            this.lengths = lengths;
+            this.map = map;
+        }
+
+        int count() {
+            return dataPositions.length;
+        }
+
+        long lastIndex() {
+            return firstIndex + dataPositions.length - 1;
+        }
+
+        /** Where in {@link #dataPositions} {@code index} is, or -1. */
+        int slotOf(long index) {
+            long slot = index - firstIndex;
+            return slot >= 0 && slot < dataPositions.length ? (int) slot : -1;
+        }
+    }
+
+    private CycleResync() {
+    }
+
+    /**
+     * The real chain of excerpts in {@code cycle} that starts after {@code from} (a file position inside or after
+     * the damage) and holds at most {@code maxCount} excerpts ending at {@code lastIndex} (the cycle's last
+     * excerpt); null when there is none to be found (the damage reaches the cycle's end, or the store header
+     * itself is damaged).
+     */
+    static Found find(SingleChronicleQueue chronicle, int cycle, long from, long lastIndex, long maxCount) {
+        if (maxCount <= 0 || chronicle.rollCycle().toCycle(lastIndex) != cycle) {
+            return null;
+        }
+        long lastHeader;
+        SingleChronicleQueueStore store = chronicle.storeForCycle(cycle, chronicle.epoch(), false, null);
+        if (store == null) {
+            return null;
+        }
+        try {
+            lastHeader = store.writePosition();
+        } finally {
+            chronicle.closeStore(store);
+        }
+        Path file = Path.of(CorruptedQueueException.cycleFile(chronicle, chronicle.rollCycle().toIndex(cycle, 0)));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = Math.min(channel.size(), Integer.MAX_VALUE);
+            MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
+            map.order(ByteOrder.LITTLE_ENDIAN);
+            return lastHeader < size - 4 ? search(map, align(from), lastHeader, lastIndex, maxCount) : null;
+        } catch (IOException | RuntimeException e) {
+            return null; // nothing more to be found than Chronicle found
+        }
+    }
+
+    private static Found search(MappedByteBuffer map, long from, long lastHeader, long lastIndex, long maxCount) {
+        // A chain that failed fails again from any header it passed: remembering them keeps the search linear.
+        java.util.BitSet dead = new java.util.BitSet();
+        for (long start = from; start <= lastHeader; start += 4) {
+            int count = countChain(map, (int) start, (int) from, (int) lastHeader, maxCount, dead);
+            if (count > 0) {
+                return collect(map, (int) start, count, lastIndex);
+            }
+        }
+        return null;
+    }
+
+    /** Data excerpts on the chain from {@code start} if it reaches {@code lastHeader} and ends there, else -1. */
+    private static int countChain(MappedByteBuffer map, int start, int from, int lastHeader, long maxCount,
+                                  java.util.BitSet dead) {
+        int position = start;
+        int count = 0;
+        int result = -1;
+        while (position <= lastHeader && !dead.get((position - from) >> 2)) {
+            int header = map.getInt(position);
+            if (header == 0 || (header & NOT_COMPLETE) != 0) {
+                break; // the chain ends before the cycle's last excerpt
+            }
+            int length = header & LENGTH_MASK;
+            long next = align((long) position + 4 + length);
+            if (length == 0 || next + 4 > map.limit()) {
+                break;
+            }
+            if ((header & META_DATA) == 0 && ++count > maxCount) {
+                return -1; // too many: not dead for a chain that starts later
+            }
+            if (position == lastHeader) {
+                int after = map.getInt((int) next);
+                boolean ends = after == 0 || (after & NOT_COMPLETE) != 0; // nothing after it, or a write under way
+                result = ends && (header & META_DATA) == 0 ? count : -1;
+                break;
+            }
+            position = (int) next;
+        }
+        if (result < 0) {
+            for (int p = start; p <= position && p <= lastHeader; ) { // mark the failed chain's headers, its last too
+                dead.set((p - from) >> 2);
+                int length = map.getInt(p) & LENGTH_MASK;
+                p = (int) align((long) p + 4 + length);
+            }
+        }
+        return result;
+    }
+
+    private static Found collect(MappedByteBuffer map, int start, int count, long lastIndex) {
+        long[] positions = new long[count];
+        int[] lengths = new int[count];
+        int position = start;
+        int i = 0;
+        while (i < count) {
+            int header = map.getInt(position);
+            int length = header & LENGTH_MASK;
+            if ((header & META_DATA) == 0) {
+                positions[i] = position + 4;
+                lengths[i] = length;
+                i++;
+            }
+            position = (int) align((long) position + 4 + length);
+        }
+        return new Found(lastIndex - count + 1, positions, lengths, map);
+    }
+
+    private static long align(long position) {
+        return (position + 3) & ~3L;
+    }
+}
