@@ -134,6 +134,16 @@ abstract class AbstractTailer implements QueueTailer {
                 checkNoCycleMissing(cycle, index);
             }
             Bytes<?> excerpt = dc.wire().bytes();
+            if (written.cutFiles != null && written.cutFiles.cutAt(cycle) >= 0 && excerpt.readLimit() > written.cutFiles.cutAt(cycle)) {
+                if (index <= lossAcceptedThrough) {
+                    return -1; // accepted with the loss it starts: consumed, never read as data
+                }
+                long resume = rollCycle.toCycle(recorded) > cycle ? written.firstIndexAfterCycle(cycle) : -1;
+                throw report(new ExcerptsLostException(queueName, index, resume < 0 ? Math.max(index, recorded)
+                        : ExcerptException.UNKNOWN_INDEX, resume, "its bytes end at "
+                        + excerpt.readLimit() + " but " + written.cycleFile(cycle) + " was cut at "
+                        + written.cutFiles.cutAt(cycle) + " bytes: this excerpt is cut short and what followed it is gone"));
+            }
             header = excerpt.readPosition() - HEADER_LENGTH;
             int length = open(index, excerpt, capacity);
             if (length > capacity && endsPastTheCycle(index, header, excerpt.readLimit())) {

@@ -68,7 +68,7 @@ public final class EnterpriseQueue implements AutoCloseable {
 
     private EnterpriseQueue(Path path, SingleChronicleQueue chronicle, QueueDescriptor descriptor,
                             QueueKeys keys, CryptoEngine engine, QueueRole role, Duration quorumAckTimeout,
-                            StorageGuard storageGuard) {
+                            StorageGuard storageGuard, WrittenMarks.CutFiles cutFiles) {
         this.path = path;
         this.storageGuard = storageGuard;
         this.quorumAckTimeout = quorumAckTimeout;
@@ -78,7 +78,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         this.engine = engine;
         this.role = role;
         this.lastIndexWatch = new LastIndexWatch(chronicle);
-        this.written = new WrittenMarks.Reader(chronicle, storageGuard == null);
+        this.written = new WrittenMarks.Reader(chronicle, storageGuard == null, cutFiles);
         // Term epochs belong to the instance that promoted (see promote): a reopened leader, or a second
         // process on the same directory, must not restart that term's slots at 0.
         this.writerEpochs = WriterEpochs.random();
@@ -522,6 +522,8 @@ public final class EnterpriseQueue implements AutoCloseable {
                 if (timeProvider != null) {
                     chronicleBuilder.timeProvider(timeProvider);
                 }
+                // Before Chronicle maps a cycle file: a writable open extends a file cut short, hiding the cut.
+                java.util.Map<Path, Long> oddSizes = WrittenMarks.CutFiles.oddSizes(dir);
                 SingleChronicleQueue chronicle = openChronicle(chronicleBuilder, descriptor);
                 try {
                     if (descriptor.encrypted()) {
@@ -530,7 +532,8 @@ public final class EnterpriseQueue implements AutoCloseable {
                     QueueRole role = QueueRole.open(dir, descriptor.name(), replicaOf != null, readOnly);
                     StorageGuard guard = readOnly ? null
                             : StorageGuard.start(dir, minFreeSpace != null ? minFreeSpace : 2 * chronicle.blockSize());
-                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role, quorumAckTimeout, guard);
+                    return new EnterpriseQueue(dir, chronicle, descriptor, keys, engine, role, quorumAckTimeout, guard,
+                            WrittenMarks.CutFiles.of(chronicle, oddSizes));
                 } catch (RuntimeException e) {
                     chronicle.close();
                     throw e;

@@ -111,9 +111,12 @@ final class WrittenMarks {
         private final SingleChronicleQueue chronicle;
         private final LongValue highWater; // null: never recorded here
         private final Path dir;
+        /** Cycle files found cut short at open; null (the usual case) when none was. */
+        final CutFiles cutFiles;
 
-        Reader(SingleChronicleQueue chronicle, boolean readOnly) {
+        Reader(SingleChronicleQueue chronicle, boolean readOnly, CutFiles cutFiles) {
             this.chronicle = chronicle;
+            this.cutFiles = cutFiles;
             this.highWater = highWaterIfRecorded(chronicle, readOnly);
             this.dir = Path.of(chronicle.fileAbsolutePath());
         }
@@ -141,6 +144,93 @@ final class WrittenMarks {
 
         String cycleFile(int cycle) {
             return CorruptedQueueException.cycleFile(chronicle, chronicle.rollCycle().toIndex(cycle, 0));
+        }
+    }
+
+    /**
+     * Cycle files found cut short when the queue was opened: shorter than where their own store header says the
+     * last excerpt starts. Sizes are taken BEFORE Chronicle maps the files (a writable open extends a mapped file
+     * back to its chunk size with zeros, and the evidence with it); only sizes that are not whole pages are looked
+     * at closely (Chronicle sizes its files in whole chunks). Kept for this open only: a later writable open no
+     * longer sees the cut, but the high-water mark still reports the excerpts after it lost.
+     */
+    static final class CutFiles {
+        private static final long PAGE = 4096;
+        private final int[] cycles;
+        private final long[] lengths;
+
+        private CutFiles(int[] cycles, long[] lengths) {
+            this.cycles = cycles;
+            this.lengths = lengths;
+        }
+
+        /** The cycle files' sizes now, for {@link #of}: only the ones of a size Chronicle never gives a file. */
+        static java.util.Map<Path, Long> oddSizes(Path dir) {
+            java.util.Map<Path, Long> odd = new java.util.HashMap<>();
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                files.filter(p -> p.getFileName().toString().endsWith(".cq4")).forEach(p -> {
+                    try {
+                        long size = Files.size(p);
+                        if (size % PAGE != 0) {
+                            odd.put(p.toAbsolutePath().normalize(), size);
+                        }
+                    } catch (java.io.IOException gone) {
+                        // listed and gone: nothing to say about it
+                    }
+                });
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                return odd;
+            }
+            return odd;
+        }
+
+        static CutFiles of(SingleChronicleQueue chronicle, java.util.Map<Path, Long> oddSizes) {
+            if (oddSizes.isEmpty()) {
+                return null;
+            }
+            RollCycle rollCycle = chronicle.rollCycle();
+            java.util.List<int[]> found = new java.util.ArrayList<>();
+            java.util.List<Long> cut = new java.util.ArrayList<>();
+            for (java.util.Map.Entry<Path, Long> file : oddSizes.entrySet()) {
+                for (long cycle : chronicle.listCyclesBetween(chronicle.firstCycle(), chronicle.lastCycle())) {
+                    Path path = Path.of(CorruptedQueueException.cycleFile(chronicle, rollCycle.toIndex((int) cycle, 0)));
+                    if (path.toAbsolutePath().normalize().equals(file.getKey()) && lastHeader(chronicle, (int) cycle) + 4 > file.getValue()) {
+                        found.add(new int[]{(int) cycle});
+                        cut.add(file.getValue());
+                    }
+                }
+            }
+            if (found.isEmpty()) {
+                return null;
+            }
+            return new CutFiles(found.stream().mapToInt(c -> c[0]).toArray(), cut.stream().mapToLong(Long::longValue).toArray());
+        }
+
+        private static long lastHeader(SingleChronicleQueue chronicle, int cycle) {
+            try {
+                net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore store =
+                        chronicle.storeForCycle(cycle, chronicle.epoch(), false, null);
+                if (store == null) {
+                    return -1;
+                }
+                try {
+                    return store.writePosition();
+                } finally {
+                    chronicle.closeStore(store);
+                }
+            } catch (RuntimeException | Error damaged) {
+                return -1;
+            }
+        }
+
+        /** Where {@code cycle}'s file was cut, or -1 if it was not. */
+        long cutAt(int cycle) {
+            for (int i = 0; i < cycles.length; i++) {
+                if (cycles[i] == cycle) {
+                    return lengths[i];
+                }
+            }
+            return -1;
         }
     }
 }
