@@ -315,6 +315,35 @@ public final class ReplicaStore implements AutoCloseable {
         return index;
     }
 
+    /**
+     * The highest index recorded as completed in this directory, by this store or a library appender ({@link
+     * WrittenMarks}), or -1. Read it BEFORE reading the queue to its end: everything up to it was complete then.
+     */
+    public long highWaterMark() {
+        long recorded = chronicle.tableStoreGet(WrittenMarks.HIGH_WATER_KEY);
+        return recorded == Long.MIN_VALUE ? -1 : recorded;
+    }
+
+    /**
+     * The cycle files, logged as written ({@value WrittenMarks#CYCLE_LOG}), that are gone from between the cycles of
+     * {@code fromIndex} and {@code toIndex} (both excluded); empty when none is.
+     */
+    public java.util.List<String> missingCycleFilesBetween(long fromIndex, long toIndex) {
+        RollCycle cycles = chronicle.rollCycle();
+        int from = cycles.toCycle(fromIndex);
+        int to = cycles.toCycle(toIndex);
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        if (to > from + 1) {
+            for (int cycle : WrittenMarks.loggedCycles(dir)) {
+                String file = CorruptedQueueException.cycleFile(chronicle, cycles.toIndex(cycle, 0));
+                if (cycle > from && cycle < to && !Files.exists(Path.of(file))) {
+                    missing.add(file);
+                }
+            }
+        }
+        return missing;
+    }
+
     /** Whether {@code index} may follow {@code last} with no gap: next sequence in the cycle, or 0 of a later cycle. */
     public static boolean isNext(RollCycle cycle, long last, long index) {
         if (last < 0) {

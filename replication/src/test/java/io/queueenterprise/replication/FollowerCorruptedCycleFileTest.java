@@ -101,6 +101,64 @@ class FollowerCorruptedCycleFileTest {
         assertTrue(containsInSomeCycleFile(quarantine.resolve("original"), flipped), "the original, damaged file is kept whole");
     }
 
+    /**
+     * Issue 20: a follower's cycle file cut short while it was stopped (at excerpt 120's header) used to start as a
+     * copy that simply ended there. Its high-water mark says more was stored: the node moves the copy aside from the
+     * last excerpt it holds whole and fetches the rest again from its leader.
+     */
+    @Test
+    void aFollowersCopyCutShortIsFetchedAgainFromTheLeader() throws Exception {
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));
+        try (ReplicationNode leader = ReplicationNode.start(cluster.config(0))) {
+            leader.promote(1);
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).build();
+                 QueueAppender appender = queue.createAppender()) {
+                long first;
+                try (ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
+                    follower.follow("replica-0", 1);
+                    writeAllAndAwaitTheFollower(queue, appender, follower);
+                    first = queue.firstIndex();
+                }
+                cutBefore(cluster.queueDirectory(1, QUEUE), payload(120));
+
+                try (ReplicationNode restarted = ReplicationNode.start(cluster.config(1));
+                     AdminEndpoint admin = AdminEndpoint.start(restarted)) {
+                    appender.write(payload(EXCERPTS));
+                    long last = queue.lastIndex();
+                    assertTrue(TestCluster.await(WAIT, () -> restarted.status().queues().get(0).lastIndex() == last
+                                    && restarted.status().queues().get(0).state() == QueueStatus.State.LIVE),
+                            () -> "the short copy was not fetched again: " + restarted.status() + " " + restarted.stateDetail(QUEUE));
+                    JsonNode quarantines = AdminEndpoint.queue(admin.status(), QUEUE).path("quarantines");
+                    assertEquals(1, quarantines.path("count").asLong(), quarantines::toString);
+                    assertEquals("DAMAGED", quarantines.path("lastReason").asText(), quarantines::toString);
+                    String detail = quarantines.path("lastDetail").asText();
+                    assertTrue(detail.contains("ends at 0x" + Long.toHexString(first + 119)) && detail.contains("high-water mark"),
+                            detail);
+                }
+            }
+        }
+        assertNull(QueueContents.difference(QueueContents.read(cluster.queueDirectory(0, QUEUE)),
+                QueueContents.read(cluster.queueDirectory(1, QUEUE))), "the refetched copy equals the leader's");
+    }
+
+    /** Truncates the cycle file holding {@code marker} just before that excerpt's 4-byte header (the node is stopped). */
+    private static void cutBefore(Path queueDirectory, byte[] marker) throws Exception {
+        try (Stream<Path> files = Files.list(queueDirectory)) {
+            for (Path cycle : files.filter(f -> f.toString().endsWith(".cq4")).toList()) {
+                byte[] content = Files.readAllBytes(cycle);
+                for (int at = 0; at + marker.length <= content.length; at++) {
+                    if (java.util.Arrays.equals(content, at, at + marker.length, marker, 0, marker.length)) {
+                        try (RandomAccessFile file = new RandomAccessFile(cycle.toFile(), "rw")) {
+                            file.setLength(at - 4);
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("marker not found");
+    }
+
     @Test
     void aFlippedByteInACopyThatCannotRefetchIsReportedAndNeverAcknowledged() throws Exception {
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue(QUEUE, AckMode.ASYNC)));

@@ -120,19 +120,20 @@ final class ExcerptChecksums implements AutoCloseable {
     }
 
     /**
-     * Reads every excerpt of {@code store} that has a recorded checksum and compares. Returns null when all match,
-     * else the first excerpt that differs (or why the queue could not be read). A full sequential read of the queue:
+     * Reads every excerpt of {@code store}, compares those that have a recorded checksum, and checks that the copy
+     * holds everything written into it: no cycle file logged as written is gone from between two it holds, and it
+     * reaches its high-water mark (a cycle file cut short, or the last ones deleted, do not). Returns null when all
+     * is well, else the first problem (or why the queue could not be read). A full sequential read of the queue:
      * done once when the node opens it.
      */
     static Damage verify(ReplicaStore store, Path queueDirectory) {
         Path file = queueDirectory.resolve(FILE_NAME);
-        if (!Files.exists(file)) {
-            return null;
-        }
+        // Read BEFORE the copy: whatever it says was complete before the read began (an appender may be writing).
+        long highWater = store.highWaterMark();
         CRC32C crc = new CRC32C();
         long checked = 0;
         long lastGood = -1;
-        try (InputStream raw = Files.newInputStream(file);
+        try (InputStream raw = Files.exists(file) ? Files.newInputStream(file) : InputStream.nullInputStream();
              DataInputStream records = new DataInputStream(new BufferedInputStream(raw, 1 << 16));
              ReplicaStore.RawTailer tailer = store.rawTailer()) {
             tailer.toStart();
@@ -142,17 +143,27 @@ final class ExcerptChecksums implements AutoCloseable {
                 recordIndex = records.readLong();
                 recordCrc = records.readInt();
             } catch (EOFException none) {
-                return null;
+                recordIndex = Long.MAX_VALUE; // nothing recorded: only what was written is checked
+                recordCrc = 0;
             }
             int length;
             while ((length = tailer.next()) >= 0) {
                 long index = tailer.index();
+                if (lastGood >= 0) {
+                    java.util.List<String> gone = store.missingCycleFilesBetween(lastGood, index);
+                    if (!gone.isEmpty()) {
+                        return new Damage("cycle file" + (gone.size() > 1 ? "s " : " ") + String.join(", ", gone)
+                                + ", logged as written, " + (gone.size() > 1 ? "are" : "is") + " gone: the excerpts between 0x"
+                                + Long.toHexString(lastGood) + " and 0x" + Long.toHexString(index) + " are missing from this copy",
+                                lastGood);
+                    }
+                }
                 while (recordIndex < index) { // a record of an excerpt no longer held (deleted by retention)
                     try {
                         recordIndex = records.readLong();
                         recordCrc = records.readInt();
                     } catch (EOFException end) {
-                        return null;
+                        recordIndex = Long.MAX_VALUE;
                     }
                 }
                 if (recordIndex == index) {
@@ -166,6 +177,11 @@ final class ExcerptChecksums implements AutoCloseable {
                     checked++;
                 }
                 lastGood = index;
+            }
+            if (highWater > lastGood) {
+                return new Damage("this copy ends at " + (lastGood < 0 ? "nothing" : "0x" + Long.toHexString(lastGood))
+                        + " but excerpts up to 0x" + Long.toHexString(highWater) + " were stored in it (its high-water mark):"
+                        + " a cycle file was cut short or lost", lastGood);
             }
             return null;
         } catch (IOException e) {
