@@ -18,7 +18,7 @@ import java.util.Arrays;
  * <ul>
  * <li>the <b>high-water mark</b>: the highest index any appender completed, in Chronicle's metadata store
  *     ({@code metadata.cq4t}, mapped by every process). Raised after the write completes (never before: a reader
- *     that sees it may rely on every index up to it being complete), by one compare-and-set on mapped memory;</li>
+ *     that sees it may rely on every index up to it being complete), by one ordered store on mapped memory;</li>
  * <li>the <b>cycle log</b>: {@value #CYCLE_LOG} beside the cycle files, a 4-byte big-endian cycle number appended
  *     when an appender first writes in a cycle (once per cycle and appender: off the steady-state path).</li>
  * </ul>
@@ -64,9 +64,16 @@ final class WrittenMarks {
             this.cycleLog = Path.of(chronicle.fileAbsolutePath(), CYCLE_LOG);
         }
 
-        /** The excerpt at {@code index} is complete. */
+        /**
+         * The excerpt at {@code index} is complete. A racy maximum, not a compare-and-set loop: writers racing (one
+         * descheduled between its load and its store) may leave the mark below the highest index written, which
+         * hides nothing (every index up to the mark is still complete) and finds less until the next write; an ordered store after a volatile load
+         * costs no lock-prefixed instruction on the append path.
+         */
         void written(long index) {
-            highWater.setMaxValue(index);
+            if (index > highWater.getVolatileValue()) {
+                highWater.setOrderedValue(index);
+            }
             int cycle = rollCycle.toCycle(index);
             if (cycle != lastCycle) {
                 logCycle(cycle);
