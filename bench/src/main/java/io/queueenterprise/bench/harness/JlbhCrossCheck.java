@@ -187,23 +187,16 @@ public final class JlbhCrossCheck {
         private final Subject subject;
         private final Pinning pinning;
         private final AtomicReference<Throwable> failure;
-        private final long warmUp;
         private volatile boolean running = true;
         private Subject.Producer producer;
         private Thread consumer;
-        // JLBH's thread only (read after it ended)
-        private long sent;
-        private long firstMeasuredIntendedNs;
-        private long lastSendDoneNs;
-        // the consumer thread only (read after it ended)
-        private long received;
-        private long lastReceiveNs;
+        private final MeasuredPart measured;
 
         Task(Subject subject, Pinning pinning, AtomicReference<Throwable> failure, long warmUp) {
             this.subject = subject;
             this.pinning = pinning;
             this.failure = failure;
-            this.warmUp = warmUp;
+            this.measured = new MeasuredPart(warmUp);
         }
 
         @Override
@@ -217,8 +210,7 @@ public final class JlbhCrossCheck {
                         if (intended != Subject.NONE) {
                             long now = System.nanoTime();
                             jlbh.sampleNanos(now - intended);
-                            received++;
-                            lastReceiveNs = now;
+                            measured.received(now);
                         }
                     }
                 } catch (Throwable t) {
@@ -231,12 +223,7 @@ public final class JlbhCrossCheck {
         @Override
         public void run(long startTimeNs) {
             producer.send(startTimeNs);
-            if (sent++ >= warmUp) {
-                if (sent == warmUp + 1) {
-                    firstMeasuredIntendedNs = startTimeNs;
-                }
-                lastSendDoneNs = System.nanoTime();
-            }
+            measured.sent(startTimeNs, System.nanoTime());
         }
 
         void stop() {
@@ -252,7 +239,47 @@ public final class JlbhCrossCheck {
             }
         }
 
-        /** The harness's rate rule applied to this run's measured part (after both threads ended). */
+        OpenLoopRun.Rates rates(double rate, long iterations) {
+            return measured.rates(rate, iterations);
+        }
+    }
+
+    /**
+     * What a JLBH run sent and received after its warm-up iterations, so that it is judged by the
+     * harness's rate-kept rule: JLBH's thread calls {@link #sent}, the consumer thread
+     * {@link #received}; {@link #rates} is read once both have ended.
+     */
+    static final class MeasuredPart {
+        private final long warmUp;
+        // JLBH's thread only
+        private long sent;
+        private long firstMeasuredIntendedNs;
+        private long lastSendDoneNs;
+        // the consumer thread only
+        private long received;
+        private long lastReceiveNs;
+
+        MeasuredPart(long warmUp) {
+            this.warmUp = warmUp;
+        }
+
+        /** After each send: JLBH's warm-up iterations come first, then the measured ones. */
+        void sent(long intendedNs, long doneNs) {
+            if (sent++ >= warmUp) {
+                if (sent == warmUp + 1) {
+                    firstMeasuredIntendedNs = intendedNs;
+                }
+                lastSendDoneNs = doneNs;
+            }
+        }
+
+        /** After each message received (warm-up ones included). */
+        void received(long nowNs) {
+            received++;
+            lastReceiveNs = nowNs;
+        }
+
+        /** The harness's rate rule applied to the measured part of {@code iterations} messages. */
         OpenLoopRun.Rates rates(double rate, long iterations) {
             return OpenLoopRun.Rates.of(rate, iterations, Math.max(0, received - warmUp), firstMeasuredIntendedNs,
                     lastSendDoneNs, lastReceiveNs);

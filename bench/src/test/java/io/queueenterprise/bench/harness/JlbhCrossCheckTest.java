@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -114,5 +115,49 @@ class JlbhCrossCheckTest {
         // the verdict is there, with JLBH's runs judged by the harness's rate rule
         assertEquals(r.jlbhRunsNs().size(), r.jlbhRunsRateKept().size());
         assertNotNull(r.verdict());
+    }
+
+    /** JLBH's runs are judged by the harness's rate rule, on the part after JLBH's warm-up iterations. */
+    @Test
+    void aJlbhRunKeepsItsRateOnlyIfItsMeasuredPartDid() {
+        long period = 100_000; // 10 K msg/s
+        long iterations = 1_000;
+        long warmUp = 500;
+        // on schedule: warm-up sent in a burst at t=0, then one every period, each received 2 us later
+        var onTime = new JlbhCrossCheck.MeasuredPart(warmUp);
+        feed(onTime, warmUp, iterations, period, 0, 2_000);
+        assertTrue(onTime.rates(10_000, iterations).kept(), onTime.rates(10_000, iterations).toString());
+        // the consumer fell 50 ms behind by the end (a growing backlog): not kept
+        var backlog = new JlbhCrossCheck.MeasuredPart(warmUp);
+        feed(backlog, warmUp, iterations, period, 0, 50_000_000);
+        assertFalse(backlog.rates(10_000, iterations).kept());
+        // JLBH sent late: its sends ended 50 ms after the last intended time
+        var late = new JlbhCrossCheck.MeasuredPart(warmUp);
+        feed(late, warmUp, iterations, period, 50_000_000, 2_000);
+        assertFalse(late.rates(10_000, iterations).kept());
+        // a message lost in the measured part
+        var lost = new JlbhCrossCheck.MeasuredPart(warmUp);
+        feed(lost, warmUp, iterations - 1, period, 0, 2_000);
+        assertFalse(lost.rates(10_000, iterations).kept());
+    }
+
+    /**
+     * Warm-up messages at t = 0, then {@code measured} at one per period from t = 1 s; the last send
+     * done {@code lastSendLateNs} late and the last receipt {@code lastReceiveLateNs} after it.
+     */
+    private static void feed(JlbhCrossCheck.MeasuredPart m, long warmUp, long measured, long period,
+                             long lastSendLateNs, long lastReceiveLateNs) {
+        for (long i = 0; i < warmUp; i++) {
+            m.sent(0, 10);
+            m.received(20);
+        }
+        long start = 1_000_000_000L;
+        for (long i = 0; i < measured; i++) {
+            long intended = start + i * period;
+            boolean last = i == measured - 1;
+            long done = intended + 500 + (last ? lastSendLateNs : 0);
+            m.sent(intended, done);
+            m.received(last ? done + lastReceiveLateNs : intended + 2_000);
+        }
     }
 }
