@@ -223,11 +223,8 @@ public final class MarkdownReport {
         if (v == null) {
             return "No verdict: recorded before the cross-check judged agreement.";
         }
-        return switch (v.status()) {
-            case DISAGREE -> "**Verdict: DISAGREE.** ";
-            case AGREE -> "**Verdict: agree.** ";
-            case NOT_COMPARABLE -> "**Verdict: not comparable.** ";
-        } + v.reason();
+        // the reason starts with the status in words ("agree within ...", "DISAGREE beyond ...", "not comparable ...")
+        return "**Verdict:** " + (v.status() == CrossCheckVerdict.Status.DISAGREE ? "**" + v.reason() + "**" : v.reason());
     }
 
     private static String rates(Map<String, Double> m) {
