@@ -114,6 +114,9 @@ class BenchSmokeTest {
         assertFalse(jlbh.isNull());
         assertTrue(jlbh.get("jlbhRunsNs").size() > 0, "JLBH reported runs");
         assertTrue(jlbh.get("harness").get("samples").asLong() > 0);
+        assertTrue(List.of("AGREE", "DISAGREE", "NOT_COMPARABLE").contains(jlbh.get("verdict").get("status").asText()),
+                "the cross-check's verdict: " + jlbh.get("verdict"));
+        assertEquals(jlbh.get("jlbhRunsNs").size(), jlbh.get("jlbhRunsRateKept").size());
 
         assertTrue(Files.size(c.outDir.resolve("report.md")) > 0);
         for (String chart : charts) {

@@ -77,6 +77,14 @@ public final class BenchConfig {
     @JsonIgnore
     public boolean progress = true;
 
+    /** A copy (a step that runs with a setting of its own changes the copy, not the bench's configuration). */
+    public BenchConfig copy() {
+        BenchConfig c = SubjectWorker.mapper().convertValue(this, BenchConfig.class);
+        c.outDir = outDir;
+        c.progress = progress;
+        return c;
+    }
+
     /** The quick profile: finishes in well under 2 minutes on a 2-core machine. */
     public static BenchConfig quick() {
         BenchConfig c = new BenchConfig();

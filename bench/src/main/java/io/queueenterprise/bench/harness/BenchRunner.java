@@ -130,6 +130,11 @@ public final class BenchRunner {
                         String.join(", ", notKept)));
             }
         }
+        if (jlbh != null && jlbh.verdict().status() != CrossCheckVerdict.Status.AGREE) {
+            // loud, but not an exit status: qe demo runs the quick profile on machines that may be loaded
+            notes.add((jlbh.verdict().status() == CrossCheckVerdict.Status.DISAGREE ? "JLBH CROSS-CHECK DISAGREES: "
+                    : "JLBH cross-check ") + jlbh.verdict().reason());
+        }
         double elapsed = (System.nanoTime() - t0) / 1e9;
         return new BenchResult(BenchResult.SCHEMA_VERSION, "qe bench", Instant.now().toString(), provenance,
                 elapsed, Environment.machine(), Environment.jvm(), subjectJvms,

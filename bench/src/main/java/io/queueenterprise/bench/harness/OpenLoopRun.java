@@ -110,6 +110,29 @@ public final class OpenLoopRun {
                 boolean attribution, Path scratch) {
     }
 
+    /**
+     * Whether a run kept its offered rate: the producer achieved >= 99 % of it over the recorded
+     * part, every recorded message arrived, and the consumer received >= 99 % of it (the backlog
+     * stayed bounded). The JLBH cross-check judges JLBH's runs by the same rule.
+     *
+     * @param achieved msg/s sent over the recorded part
+     * @param received msg/s received from the first recorded intended send time to the last receipt
+     */
+    record Rates(double achieved, double received, boolean kept) {
+        static Rates of(double rate, long measuredCount, long receivedCount, long firstMeasuredIntendedNs,
+                        long lastSendDoneNs, long lastReceiveNs) {
+            double periodNs = 1e9 / rate;
+            double elapsedNs = Math.max(1, lastSendDoneNs - firstMeasuredIntendedNs);
+            // the recorded part spans (measuredCount - 1) periods plus however late the last send was
+            double achieved = Math.min(rate, measuredCount * 1e9 / (elapsedNs + periodNs));
+            double receiveSpanNs = Math.max(1, lastReceiveNs - firstMeasuredIntendedNs);
+            double receivedRate = Math.min(rate, receivedCount * 1e9 / (receiveSpanNs + periodNs));
+            boolean kept = achieved >= RATE_KEPT_FRACTION * rate && receivedCount == measuredCount
+                    && receivedRate >= RATE_KEPT_FRACTION * rate;
+            return new Rates(achieved, receivedRate, kept);
+        }
+    }
+
     static RunResult run(Subject subject, Plan plan, Histogram histogram, Pinning pinning, Remote remote)
             throws Exception {
         final long warmupCount = plan.warmupCount();
@@ -209,17 +232,11 @@ public final class OpenLoopRun {
         if (failure.get() != null) {
             throw new IllegalStateException("run failed: " + failure.get(), failure.get());
         }
-        double elapsedNs = Math.max(1, producerStats[1] - producerStats[0]);
-        // the recorded part spans (measuredCount - 1) periods plus however late the last send was
-        double achieved = Math.min(rate, measuredCount * 1e9 / (elapsedNs + periodNs));
-        double receiveSpanNs = Math.max(1, lastReceive - producerStats[0]);
-        double receivedRate = Math.min(rate, received * 1e9 / (receiveSpanNs + periodNs));
-        boolean kept = achieved >= RATE_KEPT_FRACTION * rate && received == measuredCount
-                && receivedRate >= RATE_KEPT_FRACTION * rate;
+        Rates rates = Rates.of(rate, measuredCount, received, producerStats[0], producerStats[1], lastReceive);
         Percentiles p = Percentiles.of(histogram);
         long atPercentile = histogram.getTotalCount() == 0
                 ? HIGHEST_TRACKABLE_NS : histogram.getValueAtPercentile(plan.percentile());
-        return new RunResult(rate, achieved, receivedRate, kept, measuredCount, received, producerStats[2],
+        return new RunResult(rate, rates.achieved(), rates.received(), rates.kept(), measuredCount, received, producerStats[2],
                 producerStats[3], Math.max(0, lastReceive - producerStats[4]), atPercentile, p, attribution);
     }
 

@@ -90,6 +90,13 @@ public final class ConsoleTable {
             var h = j.harness().latencyNs();
             out.printf("  %-8s %8s %8s %8s %8s %8s%n", "qe bench", Fmt.us(h.p50()), Fmt.us(h.p90()), Fmt.us(h.p99()),
                     Fmt.us(h.p999()), Fmt.us(h.max()));
+            var sweep = Fmt.sweepPointAt(r, j);
+            if (sweep != null) {
+                var s = sweep.latencyNs();
+                out.printf("  %-8s %8s %8s %8s %8s %8s  (the sweep's point: attribution on, shorter runs)%n", "sweep",
+                        Fmt.us(s.p50()), Fmt.us(s.p90()), Fmt.us(s.p99()), Fmt.us(s.p999()), Fmt.us(s.max()));
+            }
+            out.println("  " + Fmt.verdictLine(j));
         }
         if (!r.notes().isEmpty()) {
             out.println();

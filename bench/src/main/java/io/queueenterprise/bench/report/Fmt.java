@@ -87,4 +87,32 @@ final class Fmt {
         }
         return null;
     }
+
+    /** The cross-check's verdict as one prominent line (null: a result recorded before verdicts existed). */
+    static String verdictLine(io.queueenterprise.bench.harness.JlbhCrossCheck.Result j) {
+        var v = j.verdict();
+        if (v == null) {
+            return "JLBH cross-check: no verdict (recorded before the cross-check judged agreement)";
+        }
+        return switch (v.status()) {
+            case DISAGREE -> "*** JLBH CROSS-CHECK DISAGREES *** " + v.reason();
+            case AGREE -> "JLBH cross-check agrees: " + v.reason();
+            case NOT_COMPARABLE -> "JLBH cross-check " + v.reason();
+        };
+    }
+
+    /** The sweep's own point at the cross-check's subject, size and rate, if the sweep measured one. */
+    static PointResult sweepPointAt(io.queueenterprise.bench.harness.BenchResult r,
+                                    io.queueenterprise.bench.harness.JlbhCrossCheck.Result j) {
+        for (SweepResult s : r.results()) {
+            if (s.subject().equals(j.subject()) && s.messageSize() == j.messageSize()) {
+                for (PointResult p : s.points()) {
+                    if (Math.abs(p.offeredRate() - j.rate()) <= 1e-6 * j.rate()) {
+                        return p;
+                    }
+                }
+            }
+        }
+        return null;
+    }
 }

@@ -1,6 +1,7 @@
 package io.queueenterprise.bench.report;
 
 import io.queueenterprise.bench.harness.BenchResult;
+import io.queueenterprise.bench.harness.CrossCheckVerdict;
 import io.queueenterprise.bench.harness.PointResult;
 import io.queueenterprise.bench.harness.SweepResult;
 
@@ -44,6 +45,11 @@ public final class MarkdownReport {
             md.append("- Machine noise before the run (each pinned thread busy-spinning ").append(r.noise().seconds())
                     .append(" s on nanoTime): ").append(r.noise().inWords()).append("; load average ").append(r.noise().loadAvgStart()).append(" before, ").append(r.noise().loadAvgEnd())
                     .append(" after\n");
+        }
+        if (r.jlbhCrossCheck() != null && r.jlbhCrossCheck().verdict() != null
+                && r.jlbhCrossCheck().verdict().status() == CrossCheckVerdict.Status.DISAGREE) {
+            md.append("\n> **JLBH CROSS-CHECK: DISAGREE.** ").append(r.jlbhCrossCheck().verdict().reason())
+                    .append(" (see [JLBH cross-check](#jlbh-cross-check))\n\n");
         }
         md.append("- Pinning: ").append(r.pinning().plan()).append("; observed ").append(r.pinning().threads()).append('\n');
         md.append(String.format("- Profile `%s`: %s <= %s, sizes %s, %d run(s) per point (worst counts), %.2f s recorded"
@@ -155,13 +161,33 @@ public final class MarkdownReport {
         if (r.jlbhCrossCheck() != null) {
             var j = r.jlbhCrossCheck();
             md.append(String.format("%n## JLBH cross-check%n%n%s, %d B at %s msg/s, %d iterations per run,"
-                            + " coordinated-omission correction on; worst run by p99 (µs):%n%n",
-                    j.subject(), j.messageSize(), Fmt.rate(j.rate()), j.iterations()));
+                            + " coordinated-omission correction on; %d runs of each, alternating, each after a quiesce,"
+                            + " this harness warmed up first and without outlier attribution; worst run by p99 (µs):%n%n",
+                    j.subject(), j.messageSize(), Fmt.rate(j.rate()), j.iterations(), j.jlbhRunsNs().size()));
             md.append("| harness | p50 | p90 | p99 | p99.9 | p99.99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n");
             if (j.jlbhWorstNs() != null) {
                 md.append(row("JLBH", j.jlbhWorstNs()));
             }
             md.append(row("qe bench", j.harness().latencyNs()));
+            PointResult sweep = Fmt.sweepPointAt(r, j);
+            if (sweep != null) {
+                md.append(row("the sweep's point (attribution on, shorter runs; context, not judged)", sweep.latencyNs()));
+            }
+            md.append('\n').append(verdict(j)).append('\n');
+            if (j.verdict() != null && !j.verdict().comparisons().isEmpty()) {
+                md.append("\n| percentile | JLBH median µs | qe bench median µs | qe bench / JLBH | bound k |"
+                        + " JLBH spread | qe bench spread | verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+                for (CrossCheckVerdict.Comparison q : j.verdict().comparisons()) {
+                    md.append(String.format("| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %s |%n", q.percentile(),
+                            Fmt.us(q.jlbhNs()), Fmt.us(q.harnessNs()), q.ratio(), q.bound(), q.jlbhSpread(),
+                            q.harnessSpread(), q.agree() ? "agree" : "**DISAGREE**"));
+                }
+            }
+            md.append(String.format("%nRule: each instrument's median run; the noise is each one's spread (max / min)"
+                    + " over its own runs; they disagree when qe bench / JLBH lies outside [1/k, k], k = max(%.0f,"
+                    + " both spreads), and differs by more than %d ns. A point where any run of either did not keep"
+                    + " the rate is past capacity: not compared.%n", CrossCheckVerdict.RATIO_FLOOR,
+                    CrossCheckVerdict.ABSOLUTE_FLOOR_NS));
         }
         md.append("\n## Charts\n\n");
         for (String f : charts) {
@@ -189,6 +215,16 @@ public final class MarkdownReport {
     private static String row(String name, io.queueenterprise.bench.harness.Percentiles p) {
         return String.format("| %s | %s | %s | %s | %s | %s | %s |%n", name, Fmt.us(p.p50()), Fmt.us(p.p90()),
                 Fmt.us(p.p99()), Fmt.us(p.p999()), Fmt.us(p.p9999()), Fmt.us(p.max()));
+    }
+
+    /** The verdict for Markdown: the status in bold, then the reason with both figures and the bound. */
+    static String verdict(io.queueenterprise.bench.harness.JlbhCrossCheck.Result j) {
+        CrossCheckVerdict v = j.verdict();
+        if (v == null) {
+            return "No verdict: recorded before the cross-check judged agreement.";
+        }
+        // the reason starts with the status in words ("agree within ...", "DISAGREE beyond ...", "not comparable ...")
+        return "**Verdict:** " + (v.status() == CrossCheckVerdict.Status.DISAGREE ? "**" + v.reason() + "**" : v.reason());
     }
 
     private static String rates(Map<String, Double> m) {
