@@ -252,6 +252,11 @@ abstract class AbstractTailer implements QueueTailer {
         tailer.close();
     }
 
+    /** Chronicle's index of the next excerpt (where a failure that escaped the read protocol happened). */
+    final long chronicleIndex() {
+        return tailer.index();
+    }
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + queueName + "]";

@@ -156,6 +156,10 @@ class PublicApiStatesTest {
     }
 
     private static final List<State> STATES = List.of(
+            new State("open", "",
+                    m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS, // a plain queue has no keys
+                    m -> Expect.WORKS,
+                    m -> Expect.WORKS),
             new State("queue closed", "closed",
                     m -> INERT_QUEUE_CALLS.contains(m) ? Expect.WORKS_OR_TYPED : Expect.STATE,
                     m -> m.equals("close()") || m.equals("lastIndexAppended()") ? Expect.WORKS_OR_TYPED : Expect.STATE,
@@ -173,19 +177,17 @@ class PublicApiStatesTest {
                     null,
                     m -> Expect.WORKS),
             new State("another thread", "thread",
-                    m -> Expect.WORKS_OR_TYPED, // the queue is thread-safe
+                    m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS, // the queue is thread-safe
                     m -> m.equals("close()") || m.equals("lastIndexAppended()") ? Expect.WORKS_OR_TYPED : Expect.STATE,
                     m -> m.equals("close()") || m.equals("lastReadIndex()") ? Expect.WORKS_OR_TYPED : Expect.STATE),
             new State("damaged cycle file", "damage",
                     m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS_OR_DAMAGE,
                     m -> Expect.WORKS_OR_DAMAGE,
-                    m -> Expect.WORKS_OR_DAMAGE),
-            // The file shrinks under the mapping (another process truncated it, or a full file system faults a
-            // page in): the JVM reports the fault in mapped memory as an InternalError.
-            new State("cycle file truncated under it", "damage",
-                    m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS_OR_DAMAGE,
-                    m -> Expect.WORKS_OR_DAMAGE,
                     m -> Expect.WORKS_OR_DAMAGE));
+    // Not a state here: a cycle file truncated under its mapping. The JVM raises the fault (SIGBUS) in JIT-compiled
+    // code as an InternalError at a later safepoint, which may be after the library's call has returned (seen in a
+    // run of this test: thrown from the test's own code, and from Chronicle's close), so no wrapper can promise a
+    // typed error for it; the library types those it catches.
 
     @Test
     void everyPublicMethodIsDrivenThroughEveryState() {
@@ -282,11 +284,8 @@ class PublicApiStatesTest {
     private void onQueue(boolean encrypted, State state, String method, Call<EnterpriseQueue> call) throws Exception {
         EnterpriseQueue queue = open(encrypted, state);
         try {
-            switch (state.name()) {
-                case "queue closed" -> queue.close();
-                case "cycle file truncated under it" -> truncateCycleFile();
-                default -> {
-                }
+            if (state.name().equals("queue closed")) {
+                queue.close();
             }
             Throwable thrown = state.name().equals("another thread") ? onAnotherThread(() -> call.call(queue)) : attempt(() -> call.call(queue));
             check(label(encrypted, state) + "queue." + method, state.queue().apply(method), state.why(), thrown);
@@ -303,7 +302,6 @@ class PublicApiStatesTest {
             switch (state.name()) {
                 case "queue closed" -> queue.close();
                 case "appender or tailer closed" -> appender.close();
-                case "cycle file truncated under it" -> truncateCycleFile();
                 default -> {
                 }
             }
@@ -323,10 +321,6 @@ class PublicApiStatesTest {
                 case "queue closed" -> queue.close();
                 case "appender or tailer closed" -> tailer.close();
                 case "damaged cycle file" -> toTheDamage(tailer);
-                case "cycle file truncated under it" -> {
-                    tailer.read(new byte[64]); // mapped
-                    truncateCycleFile();
-                }
                 default -> {
                 }
             }
@@ -458,13 +452,6 @@ class PublicApiStatesTest {
 
     private Path dir;
     private long[] positions;
-
-    /** Cuts the cycle file before its first excerpt's page while the queue has it mapped. */
-    private void truncateCycleFile() throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(cycleFile().toFile(), "rw")) {
-            raf.setLength(positions[0] & ~4095L);
-        }
-    }
 
     private Path cycleFile() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
