@@ -236,13 +236,13 @@ class PublicApiStatesTest {
                         } finally {
                             net.openhft.chronicle.core.Jvm.resetExceptionHandlers();
                         }
+                        assertEquals(Map.of(), chronicleLog, "Chronicle logged nothing");
                         if (!(thrown instanceof QueueConfigurationException)) {
                             throw new AssertionError("expected QueueConfigurationException, got " + thrown, thrown);
                         }
                         QueueConfigurationException e = (QueueConfigurationException) thrown;
                         assertEquals(QueueConfigurationException.Problem.UNREADABLE_METADATA, e.problem());
                         assertTrue(e.getMessage().contains(metadata.toString()), e.getMessage());
-                        assertEquals(Map.of(), chronicleLog, "Chronicle logged nothing");
                     }));
                 }
             }
