@@ -165,7 +165,12 @@ public final class EnterpriseQueue implements AutoCloseable {
         return chronicle.metaStore().acquireValueFor(ReplicaStore.QUORUM_INDEX, -1);
     }
 
-    /** A new tailer at the start of the queue, owned by the calling thread until closed. */
+    /**
+     * A new tailer at the start of the queue, owned by the calling thread until closed.
+     *
+     * @throws QueueStateException on a closed queue
+     * @throws CorruptedQueueException when Chronicle cannot read the queue's files
+     */
     public QueueTailer createTailer() {
         checkOpen("cannot create a tailer");
         ExcerptTailer tailer;
