@@ -50,7 +50,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
     private static final int MAX_FILE_BYTES = 4096;
 
     static final String SECRET_DATA_LINK = "..data";
-    private static final System.Logger LOG = System.getLogger(KeyRingSource.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KeyRingSource.class);
 
     /** What to do with key files that others than the owner could read, or folders others could write. */
     public enum PermissionPolicy {
@@ -300,7 +300,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         if (policy == PermissionPolicy.REFUSE) {
             throw new KeyFileException(p, KeyFileException.Reason.INSECURE_PERMISSIONS, detail);
         }
-        LOG.log(System.Logger.Level.WARNING, "{0}: {1}", p, detail);
+        LOG.warn("{}: {}", p, detail);
     }
 
     private static int parseId(Path p, String stem) {

@@ -279,6 +279,33 @@ class KeyRingSourceTest {
         assertArrayEquals(k1, ring.key(1).material());
     }
 
+    /**
+     * The warning goes through SLF4J (docs/library.md "Logging"), so the application's binding and configuration apply:
+     * here slf4j-simple, the test binding, which writes {@code LEVEL logger - message} to System.err. Through
+     * System.Logger (before) it went to java.util.logging and never appeared in this form.
+     */
+    @Test
+    void theLooseKeyFileWarningIsLoggedThroughSlf4jNamingTheFile() throws IOException {
+        Path key = dir.resolve("1.key");
+        write(key, random(16, 31));
+        write(dir.resolve("active"), "1");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class) != null, "needs a POSIX file system");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream originalErr = System.err;
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertEquals(1, new KeyRingSource(dir).load().activeKeyId());
+        } finally {
+            System.setErr(originalErr);
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(log.contains("WARN " + KeyRingSource.class.getName() + " - " + key + ": "), log);
+        assertTrue(log.contains("rw-r--r--"), log);
+    }
+
     @Test
     void looseKeyFilePermissionsAreReportedOrRefused() throws IOException {
         Path key = dir.resolve("1.key");

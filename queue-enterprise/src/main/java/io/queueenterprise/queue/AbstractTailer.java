@@ -417,11 +417,36 @@ abstract class AbstractTailer implements QueueTailer {
         if (reportedLoss != null) {
             return skipLoss();
         }
+        // Where Chronicle stands (its own thread check included): a real chain that holds this very excerpt where
+        // Chronicle reads it means nothing here is damaged, and the search below keeps its old meaning.
+        long hereIndex = -1;
+        long hereHeader = -1;
+        DocumentContext here;
+        try {
+            here = next();
+        } catch (CorruptedQueueException damagedRightHere) {
+            here = null;
+        }
+        if (here != null) {
+            try {
+                if (here.isPresent()) {
+                    hereIndex = here.index();
+                    hereHeader = here.wire().bytes().readPosition() - HEADER_LENGTH;
+                }
+                here.rollbackOnClose();
+            } finally {
+                here.close();
+            }
+        }
         int cycle = rollCycle.toCycle(tailer.index());
         boolean readInCycle = lastReadIndex >= 0 && rollCycle.toCycle(lastReadIndex) == cycle && lastHeaderPosition >= 0;
         if (resync(cycle, readInCycle ? lastHeaderPosition + HEADER_LENGTH : 0,
                 readInCycle ? lastReadIndex : rollCycle.toIndex(cycle, 0) - 1, false)) {
-            return recovered.firstIndex;
+            int slot = hereIndex < 0 ? -1 : recovered.slotOf(hereIndex);
+            if (slot < 0 || recovered.dataPositions[slot] - HEADER_LENGTH != hereHeader) {
+                return recovered.firstIndex;
+            }
+            recovered = null; // Chronicle stands on the real chain: not a damage the header search answers
         }
         long from = Math.max(tailer.index(), lastReadIndex + 1);
         lastIndexWatch.refresh();
@@ -611,6 +636,11 @@ abstract class AbstractTailer implements QueueTailer {
     public void close() {
         lastIndexWatch.release();
         tailer.close();
+    }
+
+    /** Chronicle's index of the next excerpt (where a failure that escaped the read protocol happened). */
+    final long chronicleIndex() {
+        return tailer.index();
     }
 
     @Override

@@ -94,8 +94,14 @@ public final class EnterpriseQueue implements AutoCloseable {
      * writer session with its own writer epoch.
      *
      * @throws QueueConfigurationException REPLICA_CANNOT_WRITE on a replica that was not promoted
+     * @throws QueueStateException on a queue opened read-only or closed
      */
     public QueueAppender createAppender() {
+        checkOpen("cannot create an appender");
+        if (storageGuard == null) { // before Chronicle makes an appender of a read-only queue
+            throw new QueueStateException(name(), "cannot create an appender: the queue in " + path
+                    + " was opened read-only", null);
+        }
         long nodeAckMode = chronicle.tableStoreGet(ReplicaStore.ACK_MODE);
         boolean nodeHosted = nodeAckMode != Long.MIN_VALUE;
         checkAckMode(nodeAckMode);
@@ -112,22 +118,26 @@ public final class EnterpriseQueue implements AutoCloseable {
         ExcerptAppender appender;
         try {
             appender = chronicle.createAppender();
-        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
-            throw corrupted("cannot create an appender", e);
-        }
-        if (storageGuard == null) {
-            throw new QueueStateException(name(), "the queue in " + path + " was opened read-only: it takes no appender", null);
+        } catch (Exception | InternalError | AssertionError e) { // Chronicle throws StreamCorruptedException undeclared
+            throw failure("cannot create an appender", e);
         }
         StorageGuard.Budget budget = storageGuard.new Budget();
         WrittenMarks.Writer marks = new WrittenMarks.Writer(chronicle);
         QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength(), budget, marks)
                 : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength(), budget, marks);
         if (!nodeHosted) {
-            return local;
+            return new CheckedAppender(name(), local, chronicle);
         }
-        return new NodeGuardedAppender(name(), local,
+        return new CheckedAppender(name(), new NodeGuardedAppender(name(), local,
                 chronicle.metaStore().acquireValueFor(ReplicaStore.WRITABLE_TERM, Long.MIN_VALUE), chronicle,
-                nodeAckMode == ReplicaStore.ACK_QUORUM ? quorumAckTimeout : null);
+                nodeAckMode == ReplicaStore.ACK_QUORUM ? quorumAckTimeout : null), chronicle);
+    }
+
+    /** Refuses any use of a closed queue but its names (Chronicle would throw its own exception, or answer wrongly). */
+    private void checkOpen(String what) {
+        if (chronicle.isClosed()) {
+            throw new QueueStateException(name(), what + ": the queue in " + path + " is closed", null);
+        }
     }
 
     /**
@@ -159,21 +169,32 @@ public final class EnterpriseQueue implements AutoCloseable {
         return chronicle.metaStore().acquireValueFor(ReplicaStore.QUORUM_INDEX, -1);
     }
 
-    /** A new tailer at the start of the queue, owned by the calling thread until closed. */
+    /**
+     * A new tailer at the start of the queue, owned by the calling thread until closed.
+     *
+     * @throws QueueStateException on a closed queue
+     * @throws CorruptedQueueException when Chronicle cannot read the queue's files
+     */
     public QueueTailer createTailer() {
+        checkOpen("cannot create a tailer");
         ExcerptTailer tailer;
         try {
             tailer = chronicle.createTailer();
-        } catch (Exception e) { // Chronicle throws StreamCorruptedException undeclared
-            throw corrupted("cannot create a tailer", e);
+        } catch (Exception | InternalError | AssertionError e) { // Chronicle throws StreamCorruptedException undeclared
+            throw failure("cannot create a tailer", e);
         }
-        if (keys == null) {
-            return new PlainTailer(name(), tailer, lastIndexWatch, replicatedReadsGate(), written);
-        }
-        return new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine), replicatedReadsGate(), written);
+        AbstractTailer local = keys == null ? new PlainTailer(name(), tailer, lastIndexWatch, replicatedReadsGate(), written)
+                : new EncryptedTailer(name(), tailer, lastIndexWatch, keys.newOpener(engine), replicatedReadsGate(), written);
+        return new CheckedTailer(name(), local, chronicle);
     }
 
-    private CorruptedQueueException corrupted(String what, Exception e) {
+    /** What Chronicle threw, as a typed error: closed or read-only is a state error, anything else damage. */
+    private QueueException failure(String what, Throwable e) {
+        if (e instanceof QueueException || chronicle.isClosed()
+                || e instanceof net.openhft.chronicle.core.io.ClosedIllegalStateException
+                || e instanceof UnsupportedOperationException) {
+            return ChronicleFailures.classify(name(), chronicle, "queue", e, ExcerptException.UNKNOWN_INDEX, what);
+        }
         return new CorruptedQueueException(name(), ExcerptException.UNKNOWN_INDEX, what + " on " + path + ": " + e, e);
     }
 
@@ -200,12 +221,22 @@ public final class EnterpriseQueue implements AutoCloseable {
 
     /** Index of the first excerpt, or {@link Long#MAX_VALUE} when empty (Chronicle's convention). */
     public long firstIndex() {
-        return chronicle.firstIndex();
+        checkOpen("cannot tell the first index");
+        try {
+            return chronicle.firstIndex();
+        } catch (RuntimeException | InternalError | AssertionError e) {
+            throw failure("cannot tell the first index", e);
+        }
     }
 
     /** Index of the last excerpt, or -1 when empty. */
     public long lastIndex() {
-        return chronicle.lastIndex();
+        checkOpen("cannot tell the last index");
+        try {
+            return chronicle.lastIndex();
+        } catch (RuntimeException | InternalError | AssertionError e) {
+            throw failure("cannot tell the last index", e);
+        }
     }
 
     /**
@@ -277,10 +308,15 @@ public final class EnterpriseQueue implements AutoCloseable {
      * effect and must be higher than any term this directory was promoted under, so no term is used twice.
      *
      * @throws QueueConfigurationException if the term is not above the recorded one
+     * @throws QueueStateException on a queue opened read-only or closed
      */
     public void promote(long term) {
         if (term < 1 || term > WriterEpochs.MAX_TERM) {
             throw new IllegalArgumentException("term " + term + " outside 1.." + WriterEpochs.MAX_TERM);
+        }
+        checkOpen("cannot promote");
+        if (storageGuard == null) {
+            throw new QueueStateException(name(), "cannot promote: the queue in " + path + " was opened read-only", null);
         }
         role.promote(name(), term);
         writerEpochs = WriterEpochs.ofTerm(term);
@@ -294,6 +330,7 @@ public final class EnterpriseQueue implements AutoCloseable {
      * @return true if a changed ring was installed
      */
     public boolean reloadKeys() {
+        checkOpen("cannot reload keys");
         if (keys == null) {
             throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.ENCRYPTED_QUEUE_WITHOUT_KEYS,
                     "this queue is plain; there are no keys to reload");
@@ -513,6 +550,7 @@ public final class EnterpriseQueue implements AutoCloseable {
             }
             try {
                 checkCompatible(descriptor);
+                checkMetadata(descriptor.name());
                 SingleChronicleQueueBuilder chronicleBuilder = SingleChronicleQueueBuilder.single(dir.toFile())
                         .rollCycle(rollCycle)
                         .readOnly(readOnly);
@@ -543,6 +581,32 @@ public final class EnterpriseQueue implements AutoCloseable {
                     keys.close();
                 }
                 throw e;
+            }
+        }
+
+        /**
+         * Chronicle's metadata file must be there to be read (a read-only open cannot create it) and be readable (and
+         * writable unless read-only): otherwise Chronicle logs a WARN with a stack trace, falls back to a table store
+         * that throws UnsupportedOperationException("Read only") at the first look (the identity pin, the replication
+         * marks), and the queue would half work.
+         */
+        private void checkMetadata(String queue) {
+            Path metadata = dir.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE);
+            if (!Files.exists(metadata)) {
+                if (readOnly && hasCycleFiles(dir)) {
+                    throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.UNREADABLE_METADATA,
+                            metadata + " is missing and a read-only open cannot create it: open the queue writable once"
+                                    + " (or restore the file with the cycle files)");
+                }
+                return;
+            }
+            if (!Files.isRegularFile(metadata) || !Files.isReadable(metadata)) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.UNREADABLE_METADATA,
+                        metadata + " cannot be read (not a readable file): check its owner and permissions");
+            }
+            if (!readOnly && !Files.isWritable(metadata)) {
+                throw new QueueConfigurationException(queue, QueueConfigurationException.Problem.UNREADABLE_METADATA,
+                        metadata + " cannot be written: open the queue with readOnly(true), or fix its owner and permissions");
             }
         }
 

@@ -40,8 +40,9 @@ final class IdentityPin {
 
     /** The incarnation id pinned in {@code dir}'s metadata, or null when none is (or the directory has no queue). */
     static byte[] pinnedIncarnation(Path dir) {
-        if (!java.nio.file.Files.exists(dir.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE))) {
-            return null;
+        Path metadata = dir.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE);
+        if (!java.nio.file.Files.isRegularFile(metadata) || !java.nio.file.Files.isReadable(metadata)) {
+            return null; // Chronicle would log a WARN with a stack trace and fall back to a store that throws "Read only"
         }
         try (SingleChronicleQueue chronicle = net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder
                 .single(dir.toFile()).readOnly(true).build()) {

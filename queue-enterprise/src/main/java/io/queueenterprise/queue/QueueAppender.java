@@ -29,7 +29,7 @@ public interface QueueAppender extends AutoCloseable {
     /** Writes a Chronicle Wire document (binary wire) as one excerpt. */
     long writeDocument(WriteMarshallable document);
 
-    /** Index of the last excerpt this appender wrote. */
+    /** Index of the last excerpt this appender wrote; -1 before its first. */
     long lastIndexAppended();
 
     @Override

@@ -39,6 +39,11 @@ public final class QueueConfigurationException extends QueueException {
          * queue no node replicates in QUORUM mode, or not asked for on one that is.
          */
         ACK_MODE_MISMATCH,
+        /**
+         * Chronicle's {@code metadata.cq4t} beside the cycle files is missing (where it cannot be created: a
+         * read-only open) or cannot be read: the queue's identity and replication marks live there.
+         */
+        UNREADABLE_METADATA,
         /** The JVM lacks module access Chronicle Queue needs; the message names the flags (bin/jvm.args). */
         MISSING_JVM_FLAG
     }

@@ -29,7 +29,7 @@ import java.util.function.Supplier;
  * writes anything.
  */
 final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(QueueKeys.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueueKeys.class);
 
     private final Path queueDir;
     private final QueueIdentity identity;
@@ -288,13 +288,11 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         reloader.scheduleWithFixedDelay(() -> {
             try {
                 if (reload()) {
-                    LOG.log(System.Logger.Level.INFO, "queue ''{0}'': key ring reloaded, active key id {1}",
-                            identity.name(), ring.activeKeyId());
+                    LOG.info("queue '{}': key ring reloaded, active key id {}", identity.name(), ring.activeKeyId());
                 }
             } catch (RuntimeException e) {
                 // Keep serving with the current ring; the message names files and key ids, never key bytes.
-                LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': key reload refused, keeping the current ring: {1}",
-                        identity.name(), e.getMessage());
+                LOG.warn("queue '{}': key reload refused, keeping the current ring: {}", identity.name(), e.getMessage());
             }
         }, millis, millis, TimeUnit.MILLISECONDS);
     }

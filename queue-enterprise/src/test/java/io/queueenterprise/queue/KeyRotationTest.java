@@ -99,6 +99,34 @@ class KeyRotationTest {
         }
     }
 
+    /**
+     * A rotation the background reloader refuses is logged through SLF4J (docs/library.md "Logging"): WARN on logger
+     * io.queueenterprise.queue.QueueKeys naming the queue and the reason, never key bytes. The test binding is
+     * slf4j-simple, writing {@code LEVEL logger - message} to System.err; through System.Logger (before) the warning
+     * went to java.util.logging instead.
+     */
+    @Test
+    void aRefusedBackgroundReloadIsLoggedThroughSlf4j() throws Exception {
+        Path keys = dir.resolve("keys");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream originalErr = System.err;
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        String expected = "WARN " + QueueKeys.class.getName() + " - queue 'queue': key reload refused, keeping the current ring: ";
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys)
+                .keyReloadInterval(Duration.ofMillis(20)).build()) {
+            Files.write(keys.resolve("1.key"), TestKeys.randomMaterial()); // key 1 replaced: WRONG_KEY
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!captured.toString(StandardCharsets.UTF_8).contains(expected)) {
+                assertTrue(System.nanoTime() < deadline, "a WARN through SLF4J within 20 s: " + captured);
+                Thread.sleep(10);
+            }
+        } finally {
+            System.setErr(originalErr);
+        }
+        assertTrue(captured.toString(StandardCharsets.UTF_8).contains("WRONG_KEY"), captured.toString(StandardCharsets.UTF_8));
+    }
+
     /** Master keys a queue loaded from its key directory are wiped when the queue is closed (docs/crypto.md, Keys). */
     @Test
     void closingTheQueueWipesTheMasterKeysItLoaded() throws Exception {
