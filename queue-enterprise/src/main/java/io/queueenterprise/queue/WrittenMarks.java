@@ -28,7 +28,7 @@ import java.util.Arrays;
 final class WrittenMarks {
     static final String HIGH_WATER_KEY = "queue-enterprise.high-water-index";
     static final String CYCLE_LOG = "queue-enterprise.cycles";
-    private static final System.Logger LOG = System.getLogger(WrittenMarks.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WrittenMarks.class);
     private static final int[] NO_CYCLES = new int[0];
 
     private WrittenMarks() {
@@ -88,7 +88,7 @@ final class WrittenMarks {
                 log.write(ByteBuffer.allocate(Integer.BYTES).putInt(0, cycle));
             } catch (java.io.IOException e) {
                 // The excerpt is written; only a later deletion of this cycle's file could go unnoticed.
-                LOG.log(System.Logger.Level.WARNING, "cannot record cycle " + cycle + " in " + cycleLog + ": " + e);
+                LOG.warn("cannot record cycle {} in {}: {}", cycle, cycleLog, e.toString());
             }
         }
     }
@@ -101,7 +101,7 @@ final class WrittenMarks {
         } catch (NoSuchFileException e) {
             return NO_CYCLES;
         } catch (java.io.IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot read " + dir.resolve(CYCLE_LOG) + ": " + e);
+            LOG.warn("cannot read {}: {}", dir.resolve(CYCLE_LOG), e.toString());
             return NO_CYCLES;
         }
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
