@@ -24,8 +24,8 @@ import java.util.stream.Stream;
 
 /**
  * The last step of {@code bin/qe demo}: the quick benchmark ({@code bin/qe bench --profile quick}, a second process
- * with the bench module's classpath, given here as a command line). Its results go to stdout as it prints them; its
- * stderr is held back. A benchmark that cannot measure (a loaded machine: a subject JVM that does not answer, Aeron
+ * with the bench module's classpath, given here as a command line). Its results go to stdout and its progress lines
+ * to stderr as it prints them; exceptions and their stack traces on its stderr are held back. A benchmark that cannot measure (a loaded machine: a subject JVM that does not answer, Aeron
  * timeouts) does not fail the demo, whose own checks passed: ONE line says what could not be measured and why,
  * without stack traces, and the exit status is 0. However it ends (a signal included) the benchmark's processes are
  * stopped and its files removed: its queue directory (given as {@code --queue-dir}) and the Aeron directories its
@@ -74,7 +74,8 @@ public final class DemoBench {
             return 0;
         }
         List<String> held = new ArrayList<>();
-        Thread reader = new Thread(() -> hold(bench, held), "qe-demo-bench-stderr");
+        List<String> traces = new ArrayList<>();
+        Thread reader = new Thread(() -> hold(bench, err, held, traces), "qe-demo-bench-stderr");
         reader.setDaemon(true);
         reader.start();
         Thread hook = new Thread(() -> {
@@ -96,10 +97,10 @@ public final class DemoBench {
         List<String> lines;
         synchronized (held) {
             lines = List.copyOf(held);
-        }
-        if (finished && bench.exitValue() == 0) {
-            lines.forEach(err::println); // the benchmark's own notes, as it wrote them
-            return 0;
+            if (finished && bench.exitValue() == 0) {
+                traces.forEach(err::println); // it measured all the same: what it printed is shown, only later
+                return 0;
+            }
         }
         String why = finished ? reason(lines, bench.exitValue())
                 : "it did not finish within " + limit.toMinutes() + " min and was stopped";
@@ -140,20 +141,37 @@ public final class DemoBench {
         return why.length() > 300 ? why.substring(0, 297) + "..." : why;
     }
 
-    private static void hold(Process bench, List<String> held) {
+    /** Passes the benchmark's progress lines on as they come; holds every line (for {@link #reason}) and the traces. */
+    private static void hold(Process bench, PrintStream err, List<String> held, List<String> traces) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(bench.getErrorStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 synchronized (held) {
-                    if (held.size() == MAX_HELD_LINES) {
-                        held.remove(0); // the end says why it failed
+                    add(held, line);
+                    if (isTrace(line)) {
+                        add(traces, line);
+                    } else {
+                        err.println(line);
                     }
-                    held.add(line);
                 }
             }
         } catch (IOException e) {
             // the benchmark is gone
         }
+    }
+
+    private static void add(List<String> lines, String line) {
+        if (lines.size() == MAX_HELD_LINES) {
+            lines.remove(0); // the end says why it failed
+        }
+        lines.add(line);
+    }
+
+    /** An exception's first line or a line of its stack trace (a frame, a cause, "... 8 more"). */
+    static boolean isTrace(String line) {
+        String t = line.stripLeading();
+        return t.startsWith("at ") || t.startsWith("Caused by:") || t.startsWith("Suppressed:") || t.matches("\\.\\.\\. \\d+ more")
+                || EXCEPTION.matcher(line).matches() || CLASS_PREFIX.matcher(line).find();
     }
 
     /** SIGTERM to the benchmark and its subject JVMs, SIGKILL to any still running 10 s later. */
