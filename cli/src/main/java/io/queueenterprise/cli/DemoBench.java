@@ -28,13 +28,22 @@ import java.util.stream.Stream;
  * to stderr as it prints them; exceptions and their stack traces on its stderr are held back. A benchmark that cannot measure (a loaded machine: a subject JVM that does not answer, Aeron
  * timeouts) does not fail the demo, whose own checks passed: ONE line says what could not be measured and why,
  * without stack traces, and the exit status is 0. However it ends (a signal included) the benchmark's processes are
- * stopped and its files removed: its queue directory (given as {@code --queue-dir}) and the Aeron directories its
- * subject JVMs left in shared memory.
+ * stopped and its files removed: its queue directory (given as {@code --queue-dir}) and the Aeron directories that
+ * appeared while it ran and whose driver's process is gone (a subject JVM stopped on a timeout or a signal cannot
+ * remove its own): its UDP subjects' and replication nodes' in shared memory, remote clients' in the temporary area.
  */
 public final class DemoBench {
     /** The quick profile takes under 2 minutes on 2 cores; far longer means it will not finish. */
     static final Duration LIMIT = Duration.ofMinutes(15);
     private static final Path SHARED_MEMORY = Path.of("/dev/shm");
+    /**
+     * Where the benchmark's subjects put Aeron directories, and their names: its own UDP subjects ({@code qe-bench-}),
+     * the replication nodes of its replicated subjects ({@code qe-aeron-}) in shared memory; remote clients
+     * ({@code qe-client-}) in the temporary area.
+     */
+    private static final List<String> SHARED_MEMORY_PREFIXES = List.of("qe-bench-", "qe-aeron-");
+    private static final Path TEMPORARY = Path.of(System.getProperty("java.io.tmpdir"));
+    private static final List<String> TEMPORARY_PREFIXES = List.of("qe-client-");
     private static final int MAX_HELD_LINES = 2_000;
     /** "java.io.IOException: ..." or "io.aeron.exceptions.AeronException: ..." at the start of a line. */
     private static final Pattern EXCEPTION = Pattern.compile("^(?:Exception in thread \"[^\"]*\" )?((?:[a-zA-Z_$][\\w$]*\\.)+[\\w$]*(?:Exception|Error|Throwable))(?:: (.*))?$");
@@ -61,7 +70,9 @@ public final class DemoBench {
             out.println("bin/qe: the quick benchmark did not run: no directory for its queues (" + DemoFiles.describe(e) + ")");
             return 0;
         }
-        Set<String> before = sharedMemoryEntries();
+        Set<String> before = new HashSet<>(); // what was there already is never touched
+        entries(SHARED_MEMORY).forEach(name -> before.add(SHARED_MEMORY.resolve(name).toString()));
+        entries(TEMPORARY).forEach(name -> before.add(TEMPORARY.resolve(name).toString()));
         List<String> full = new ArrayList<>(command);
         full.add("--queue-dir");
         full.add(queueDirectory.toString());
@@ -199,9 +210,14 @@ public final class DemoBench {
         } catch (IOException e) {
             System.err.println("bin/qe: cannot remove the benchmark's queue directory: " + DemoFiles.describe(e));
         }
-        for (String name : sharedMemoryEntries()) {
-            Path dir = SHARED_MEMORY.resolve(name);
-            if (!before.contains(name) && name.startsWith("qe-bench-") && driverGone(dir)) {
+        removeLeftAeronDirectories(SHARED_MEMORY, SHARED_MEMORY_PREFIXES, before);
+        removeLeftAeronDirectories(TEMPORARY, TEMPORARY_PREFIXES, before);
+    }
+
+    private static void removeLeftAeronDirectories(Path area, List<String> prefixes, Set<String> before) {
+        for (String name : entries(area)) {
+            Path dir = area.resolve(name);
+            if (!before.contains(dir.toString()) && prefixes.stream().anyMatch(name::startsWith) && driverGone(dir)) {
                 try {
                     DemoFiles.deleteRecursively(dir);
                 } catch (IOException e) {
@@ -228,14 +244,15 @@ public final class DemoBench {
         }
     }
 
-    private static Set<String> sharedMemoryEntries() {
-        if (!Files.isDirectory(SHARED_MEMORY)) {
-            return Set.of();
+    /** The names of the entries in {@code area}; none when it cannot be listed. */
+    private static List<String> entries(Path area) {
+        if (!Files.isDirectory(area)) {
+            return List.of();
         }
-        try (Stream<Path> entries = Files.list(SHARED_MEMORY)) {
-            return new HashSet<>(entries.map(p -> p.getFileName().toString()).toList());
+        try (Stream<Path> entries = Files.list(area)) {
+            return entries.map(p -> p.getFileName().toString()).toList();
         } catch (IOException e) {
-            return Set.of();
+            return List.of();
         }
     }
 }

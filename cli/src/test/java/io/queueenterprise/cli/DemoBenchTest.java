@@ -47,12 +47,16 @@ class DemoBenchTest {
     void aBenchmarkThatCannotMeasureIsOneLineExitZeroAndLeavesNothing() throws Exception {
         Path deadSubject = Path.of("/dev/shm/qe-bench-aeron-demo-bench-test-" + ProcessHandle.current().pid());
         Path liveSubject = Path.of("/dev/shm/qe-bench-aeron-demo-bench-test-live-" + ProcessHandle.current().pid());
+        // a replicated subject's node and a remote-append subject's client, killed with their subject JVM
+        Path deadNode = Path.of("/dev/shm/qe-aeron-demo-bench-test-" + ProcessHandle.current().pid());
+        Path deadClient = Path.of(System.getProperty("java.io.tmpdir"), "qe-client-demo-bench-test-" + ProcessHandle.current().pid());
         Path deadCnc = cncNaming(deadPid());
         Path liveCnc = cncNaming(ProcessHandle.current().pid()); // a driver still running is not touched
         Files.writeString(tmp.resolve("stderr"), LOADED_MACHINE_STDERR + "\n");
         // what the quick benchmark did: results so far on stdout, a subject's Aeron directory, queue files, then failing
-        String script = "echo 'quick profile: 2 subjects'; mkdir -p " + deadSubject + " " + liveSubject
+        String script = "echo 'quick profile: 2 subjects'; mkdir -p " + deadSubject + " " + liveSubject + " " + deadNode + " " + deadClient
                 + "; cp " + deadCnc + " " + deadSubject.resolve("cnc.dat") + "; cp " + liveCnc + " " + liveSubject.resolve("cnc.dat")
+                + "; cp " + deadCnc + " " + deadNode.resolve("cnc.dat") + "; cp " + deadCnc + " " + deadClient.resolve("cnc.dat")
                 + "; touch \"$2/queue-file\"; cat " + tmp.resolve("stderr") + " >&2; exit 1";
         try {
             Run run = run(List.of("bash", "-c", script, "fake-bench"), Duration.ofMinutes(1));
@@ -62,11 +66,15 @@ class DemoBenchTest {
                     + " quieter machine for numbers."), run.out.lines().toList());
             assertEquals(PROGRESS + "\n", run.err, "its progress as it came; no stack trace");
             assertFalse(Files.exists(deadSubject), "the dead subject's Aeron directory was removed");
+            assertFalse(Files.exists(deadNode), "the dead subject's replication node's Aeron directory was removed");
+            assertFalse(Files.exists(deadClient), "the dead subject's remote client's Aeron directory was removed");
             assertTrue(Files.exists(liveSubject), "a running driver's directory is left alone");
             assertNoQueueDirectoryLeft();
         } finally {
             DemoFiles.deleteRecursively(deadSubject);
             DemoFiles.deleteRecursively(liveSubject);
+            DemoFiles.deleteRecursively(deadNode);
+            DemoFiles.deleteRecursively(deadClient);
         }
     }
 
