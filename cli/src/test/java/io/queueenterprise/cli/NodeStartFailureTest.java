@@ -62,6 +62,19 @@ class NodeStartFailureTest {
         }
     }
 
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aDataDirectoryThatCannotBeCreatedIsOneLineNamingIt() throws Exception {
+        Node node = node();
+        Path aFile = Files.writeString(tmp.resolve("a-file"), "not a directory");
+        Path config = Files.writeString(tmp.resolve("below-a-file.yaml"),
+                node.yaml().replace("dataDirectory: " + node.dataDirectory(), "dataDirectory: " + aFile.resolve("data")));
+        QeRun run = QeRun.qe("node", "--config", config.toString());
+        assertEquals(1, run.exitCode(), run.err());
+        assertEquals(List.of("qe node: replica-0 could not start: data directory " + aFile.resolve("data") + " cannot be prepared: "
+                + aFile.resolve("data") + ": Not a directory"), run.err().lines().toList());
+    }
+
     /** One replica's configuration as {@code qe demo} writes it (free loopback ports), not started. */
     private Node node() throws IOException {
         Path root = tmp.resolve("cluster");
