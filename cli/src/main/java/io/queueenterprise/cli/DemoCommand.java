@@ -81,7 +81,17 @@ public final class DemoCommand implements Callable<Integer> {
         validate();
         out = spec.commandLine().getOut();
         boolean temporary = dir == null;
-        Path home = temporary ? Files.createTempDirectory("qe-demo-") : dir;
+        DemoCleanup cleanup = DemoCleanup.install(); // also on SIGINT/SIGTERM: nodes stopped, temporary files wiped
+        Path home;
+        try {
+            home = temporary ? Files.createTempDirectory("qe-demo-") : dir;
+        } catch (IOException e) {
+            cleanup.close();
+            throw e;
+        }
+        if (temporary && !keep) {
+            cleanup.register(() -> DemoFiles.deleteWithSecrets(home, home.resolve("keys"))); // runs last: after the nodes stopped
+        }
         try {
             DemoKeys keys = DemoKeys.ensure(home.resolve("keys"));
             Path work = temporary ? home : nextRunDirectory(home);
@@ -96,24 +106,29 @@ public final class DemoCommand implements Callable<Integer> {
                     keys.created() ? "a new random key (owner-only file, never printed)" : "reused as found (nothing overwritten)");
             boolean ok = replicationOnly || runAndReport(work, keys.directory()) == 0;
             if (!noReplication) {
-                ok &= new ReplicationDemo(out, keys.directory(), replicationMessages).run(work.resolve("replication"));
-                ok &= new RemoteClientDemo(out, keys.directory(), replicationMessages).run(work.resolve("remote-client"));
+                ok &= new ReplicationDemo(out, cleanup, keys.directory(), replicationMessages).run(work.resolve("replication"));
+                ok &= new RemoteClientDemo(out, cleanup, keys.directory(), replicationMessages).run(work.resolve("remote-client"));
             }
             return ok ? 0 : 1;
         } catch (QueueException | QueueCryptoException | ReplicationException e) { // their own sentence says what is wrong
-            spec.commandLine().getErr().println("qe demo: " + e.getMessage());
-            return 1;
+            return failed(cleanup, e.getMessage());
         } catch (IOException e) {
-            spec.commandLine().getErr().println("qe demo: " + DemoFiles.describe(e));
-            return 1;
+            return failed(cleanup, DemoFiles.describe(e));
         } finally {
-            if (temporary && !keep) {
-                DemoFiles.deleteRecursively(home);
-            } else if (temporary) {
+            cleanup.close(); // the nodes stopped, then the temporary directory wiped and deleted
+            if (temporary && keep) {
                 out.println("Kept " + home);
             }
             out.flush();
         }
+    }
+
+    /** One line, unless a signal is stopping the demo: then the failure is the nodes going away under it. */
+    private int failed(DemoCleanup cleanup, String why) {
+        if (!cleanup.shuttingDown()) {
+            spec.commandLine().getErr().println("qe demo: " + why);
+        }
+        return 1;
     }
 
     /** Every bad value is refused here, before any file is written. */

@@ -50,6 +50,8 @@ final class LocalCluster implements AutoCloseable {
     /** Each replica's remote-client port; empty when the cluster takes no remote clients. */
     private final List<Integer> clientPorts = new ArrayList<>();
     private final Path clientCredential;
+    /** Set by {@link #close()} (the demo's shutdown hook may call it while the main thread starts a replica). */
+    private boolean closed;
 
     /**
      * @param hosts the address each replica listens on and is reached at (one per replica); with
@@ -190,7 +192,12 @@ final class LocalCluster implements AutoCloseable {
             throw new IllegalStateException(nodeId(replica) + " is running");
         }
         long logged = Files.exists(log(replica)) ? Files.size(log(replica)) : 0;
-        processes[replica] = launcher.launch(replica, qeCommand("node", "--config", config(replica).toString()), log(replica));
+        synchronized (this) { // a close() from another thread either sees this process or prevents it
+            if (closed) {
+                throw new IOException(this + " is closed: " + nodeId(replica) + " not started");
+            }
+            processes[replica] = launcher.launch(replica, qeCommand("node", "--config", config(replica).toString()), log(replica));
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
         while (System.nanoTime() < deadline) {
             String output = Files.exists(log(replica)) ? readFrom(log(replica), logged) : "";
@@ -238,22 +245,54 @@ final class LocalCluster implements AutoCloseable {
         return p.exitValue();
     }
 
-    /** Stops every replica still running (SIGTERM, then SIGKILL after a minute), by PID. */
+    /**
+     * Stops every replica still running, by PID: SIGTERM to all at once, SIGKILL to any still running a minute later;
+     * then removes the Aeron directory (tens of MiB of /dev/shm) any of them left. No replica starts afterwards.
+     * Safe to call again and from a shutdown hook.
+     */
     @Override
     public void close() {
+        Process[] running;
+        synchronized (this) {
+            closed = true;
+            running = processes.clone();
+        }
+        for (Process p : running) {
+            if (p != null && p.isAlive()) {
+                p.destroy();
+            }
+        }
         boolean interrupted = false;
-        for (int i = 0; i < processes.length; i++) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Process p : running) {
+            if (p == null) {
+                continue;
+            }
             try {
-                stop(i);
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    p.destroyForcibly();
+                    p.waitFor(30, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
                 interrupted = true;
-                if (processes[i] != null) {
-                    processes[i].destroyForcibly();
+                p.destroyForcibly();
+            }
+        }
+        RuntimeException failure = null;
+        for (int i = 0; i < running.length; i++) {
+            if (running[i] != null && !running[i].isAlive()) {
+                try {
+                    removeLeftAeronDirectory(i);
+                } catch (RuntimeException e) { // the others' directories are removed all the same
+                    failure = failure == null ? e : failure;
                 }
             }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

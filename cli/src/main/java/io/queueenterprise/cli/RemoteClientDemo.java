@@ -10,6 +10,7 @@ import io.queueenterprise.remote.wire.TailMode;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,12 +30,14 @@ final class RemoteClientDemo {
     private static final Duration READ_BACK = Duration.ofSeconds(60);
 
     private final PrintWriter out;
+    private final DemoCleanup cleanup;
     private final Path keyDirectory;
     private final int messages;
     private int step;
 
-    RemoteClientDemo(PrintWriter out, Path keyDirectory, int messages) {
+    RemoteClientDemo(PrintWriter out, DemoCleanup cleanup, Path keyDirectory, int messages) {
         this.out = out;
+        this.cleanup = cleanup;
         this.keyDirectory = keyDirectory;
         this.messages = messages;
     }
@@ -46,9 +49,9 @@ final class RemoteClientDemo {
         out.println("  appends and reads over the network (Aeron UDP, loopback here). It seals each message with its own key");
         out.println("  before sending and opens each one after receiving: the nodes hold no key and only see envelopes.");
         out.flush();
-        try (LocalCluster cluster = new LocalCluster(work, List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"), true,
+        try (LocalCluster cluster = cleanup.register(new LocalCluster(work, List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"), true,
                 List.of(new LocalCluster.Queue(QUEUE, "FAST_DAILY", CipherMode.AES_128_CTR_POLY1305.name(), "QUORUM", "10s")),
-                "SLEEPING", LocalCluster::launchHere, true)) {
+                "SLEEPING", LocalCluster::launchHere, true))) { // stopped by PID however the demo ends
             // A key holder creates the queue once (its descriptor records the key); a remote client cannot.
             try (EnterpriseQueue created = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).encrypted(keyDirectory).build()) {
                 say("Created the encrypted queue '%s' on replica-0 with the key (a remote client never creates a queue).", created.name());
@@ -59,7 +62,8 @@ final class RemoteClientDemo {
             cluster.admin(0).promote(1);
             cluster.admin(1).follow("replica-0", 1);
             cluster.admin(2).follow("replica-0", 1);
-            say("Started three nodes that also take remote clients (ports %s); replica-0 leads at term 1.",
+            say("Started three nodes that also take remote clients (PIDs %d, %d, %d; ports %s); replica-0 leads at term 1.",
+                    cluster.pid(0), cluster.pid(1), cluster.pid(2),
                     String.join(", ", cluster.clientAddress(0), cluster.clientAddress(1), cluster.clientAddress(2)));
 
             long[] acknowledged = new long[messages];
@@ -67,9 +71,10 @@ final class RemoteClientDemo {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             int[] timedOut = new int[1];
             List<String> addresses = List.of(cluster.clientAddress(0), cluster.clientAddress(1), cluster.clientAddress(2));
+            Path appenderAeron = clientAeronDirectory();
             Thread client = new Thread(() -> {
                 try (RemoteQueue remote = RemoteQueue.builder(addresses).queue(QUEUE).clientCredential(cluster.clientCredential())
-                        .keyDirectory(keyDirectory).ackTimeout(ACK_TIMEOUT).build();
+                        .keyDirectory(keyDirectory).ackTimeout(ACK_TIMEOUT).aeronDirectory(appenderAeron).build();
                      QueueAppender appender = remote.createAppender()) {
                     byte[] message = new byte[DemoMessages.SIZE];
                     for (int n = 0; n < messages; n++) {
@@ -120,11 +125,11 @@ final class RemoteClientDemo {
 
     /** A remote tailer on {@code replica} reads the queue; every acknowledged message exactly once, in order, at its index. */
     private boolean readBack(LocalCluster cluster, List<String> addresses, int replica, long[] acknowledged, int timedOut)
-            throws InterruptedException {
+            throws IOException, InterruptedException {
         List<long[]> read = new ArrayList<>(); // (message number, index)
         int others = 0;
         try (RemoteQueue remote = RemoteQueue.builder(addresses).queue(QUEUE).clientCredential(cluster.clientCredential())
-                .keyDirectory(keyDirectory).build();
+                .keyDirectory(keyDirectory).aeronDirectory(clientAeronDirectory()).build();
              RemoteTailer tailer = remote.createTailer(TailMode.REPLICATED, cluster.clientAddress(replica))) {
             byte[] buffer = new byte[DemoMessages.SIZE + 64];
             long deadline = System.nanoTime() + READ_BACK.toNanos();
@@ -193,6 +198,16 @@ final class RemoteClientDemo {
                 + " nothing lost, nothing twice." : "Remote client FAILED: see the lines marked above.");
         out.flush();
         return ok;
+    }
+
+    /**
+     * A client's Aeron directory where the client would put it (the temporary area), named here so that it is removed
+     * however the demo ends: a client still appending when the demo stops (a signal, a timed-out join) never closes.
+     */
+    private Path clientAeronDirectory() throws IOException {
+        Path directory = Files.createTempDirectory("qe-demo-client-aeron-");
+        cleanup.register(() -> DemoFiles.deleteRecursively(directory));
+        return directory;
     }
 
     /** The demo message's number when {@code buffer[0, length)} is exactly that message, else -1. */

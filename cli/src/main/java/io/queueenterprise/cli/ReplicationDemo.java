@@ -28,13 +28,15 @@ final class ReplicationDemo {
     private static final Duration CATCH_UP = Duration.ofSeconds(60);
 
     private final PrintWriter out;
+    private final DemoCleanup cleanup;
     private final Path keyDirectory;
     private final int perPhase;
     private int written;
     private int step;
 
-    ReplicationDemo(PrintWriter out, Path keyDirectory, int messagesPerPhase) {
+    ReplicationDemo(PrintWriter out, DemoCleanup cleanup, Path keyDirectory, int messagesPerPhase) {
         this.out = out;
+        this.cleanup = cleanup;
         this.keyDirectory = keyDirectory;
         this.perPhase = messagesPerPhase;
     }
@@ -47,9 +49,9 @@ final class ReplicationDemo {
         out.println("  Nodes never elect themselves: this demo tells them who leads, as the operator or a person would,");
         out.println("  through each node's admin endpoint (promote / follow, with a term number that only ever goes up).");
         out.flush();
-        try (LocalCluster cluster = new LocalCluster(work, List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"), true,
+        try (LocalCluster cluster = cleanup.register(new LocalCluster(work, List.of("127.0.0.1", "127.0.0.1", "127.0.0.1"), true,
                 List.of(new LocalCluster.Queue(QUEUE, ROLL_CYCLE, CipherMode.AES_128_CTR_POLY1305.name(), "QUORUM", "10s")),
-                "SLEEPING", LocalCluster::launchHere)) {
+                "SLEEPING", LocalCluster::launchHere))) { // stopped by PID however the demo ends
             // The queue is created encrypted by the application (the node holds no key): its descriptor names the
             // cipher mode and is authenticated under the queue's key, and the followers copy it from the leader.
             try (EnterpriseQueue created = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).encrypted(keyDirectory).build()) {

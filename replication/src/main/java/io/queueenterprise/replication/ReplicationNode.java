@@ -59,6 +59,8 @@ public final class ReplicationNode implements NodeControl {
     private final Path aeronDirectory;
     private final PeerCredential credential;
     private FileLock instanceLock;
+    /** Set once start returned the node; until then a failed start is reported by start, not logged. */
+    private volatile boolean started;
     /** Remote clients' door, driven by the agent's duty cycle; null when the node serves none. */
     private final ClientGateway clients;
 
@@ -98,9 +100,19 @@ public final class ReplicationNode implements NodeControl {
             // the driver deletes it on start (dirDeleteOnStart).
         } catch (IOException e) {
             credential.close();
-            throw new ReplicationException("cannot prepare directories for node " + config.nodeId() + ": " + e, e);
+            // FileSystemException's message is "FILE: reason"; NoSuchFileException's is the file alone
+            String reason = e instanceof java.nio.file.NoSuchFileException n ? n.getFile() + ": no such file or directory"
+                    : e instanceof java.nio.file.AccessDeniedException a ? a.getFile() + ": permission denied" : e.getMessage();
+            throw new ReplicationException("data directory " + config.dataDirectory() + " cannot be prepared: " + reason, e);
         }
-        ReplicationNode node = new ReplicationNode(config, credential, aeronDirectory);
+        ReplicationNode node;
+        try {
+            node = new ReplicationNode(config, credential, aeronDirectory);
+        } catch (RuntimeException e) { // a bad client credential, say: nothing was started, what was taken is given back
+            credential.close();
+            releaseQuietly(instanceLock);
+            throw e;
+        }
         node.instanceLock = instanceLock;
         AgentRunner.startOnThread(node.runner, r -> {
             Thread t = new Thread(r, "qe-replication-" + config.nodeId());
@@ -108,7 +120,7 @@ public final class ReplicationNode implements NodeControl {
             return t;
         });
         try {
-            node.agent.submit(a -> Boolean.TRUE).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS); // onStart has run
+            node.awaitStarted(node.agent.submit(a -> Boolean.TRUE)); // onStart has run
             // Queues open off the duty thread (which drives the media driver meanwhile); start returns once each was
             // tried, so that a caller's first command sees every queue that could be opened.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
@@ -118,17 +130,65 @@ public final class ReplicationNode implements NodeControl {
                 }
                 Thread.sleep(5);
             }
-            node.agent.submit(a -> Boolean.TRUE).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS); // and adopted them
-        } catch (InterruptedException | ExecutionException | TimeoutException e) {
-            node.close();
+            node.awaitStarted(node.agent.submit(a -> Boolean.TRUE)); // and adopted them
+        } catch (InterruptedException | ExecutionException | TimeoutException | RuntimeException e) {
+            node.close(); // the driver, its Aeron directory, the credential and the data directory's lock
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            if (cause instanceof ReplicationException r) {
+                throw r; // its sentence names what failed and where (a port in use, say)
+            }
             throw new ReplicationException("node " + config.nodeId() + " did not start: " + cause, cause);
         }
         if (node.runner.isClosed() || node.agent.lastStatus() == null) {
             node.close();
             throw new ReplicationException("node " + config.nodeId() + " did not start (see the log)");
         }
+        node.started = true;
         return node;
+    }
+
+    /**
+     * Waits for a command submitted at start, but no longer than the duty cycle lives: when its start fails (a port
+     * taken) the runner closes at once, and start reports why rather than waiting out {@link #START_TIMEOUT_SECONDS}.
+     */
+    private void awaitStarted(CompletableFuture<Boolean> started)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        while (true) {
+            RuntimeException failure = agent.startFailure();
+            if (failure != null) {
+                throw failure;
+            }
+            try {
+                started.get(10, TimeUnit.MILLISECONDS);
+                return;
+            } catch (ExecutionException e) { // "node ... is closed": the start failure, if any, says why
+                if (agent.startFailure() != null) {
+                    throw agent.startFailure();
+                }
+                throw e;
+            } catch (TimeoutException e) {
+                if (runner.isClosed()) {
+                    failure = agent.startFailure();
+                    throw failure != null ? failure
+                            : new ReplicationException("node " + config.nodeId() + " did not start: its duty cycle stopped (see the log)");
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("its duty cycle did not start within " + START_TIMEOUT_SECONDS + " s");
+                }
+            }
+        }
+    }
+
+    private static void releaseQuietly(FileLock lock) {
+        try {
+            lock.channel().close();
+        } catch (IOException e) {
+            // the process is failing its start anyway; the kernel drops the lock when it ends
+        }
     }
 
     /**
@@ -141,7 +201,11 @@ public final class ReplicationNode implements NodeControl {
         return aeronDirectoryOf(config.nodeId(), config.dataDirectory());
     }
 
-    private static Path aeronDirectoryOf(String nodeId, Path dataDirectory) {
+    /**
+     * Where node {@code nodeId} on {@code dataDirectory} keeps its media driver's files while it runs (removed when it
+     * closes, or fails to start): for whoever checks that nothing was left behind.
+     */
+    public static Path aeronDirectoryOf(String nodeId, Path dataDirectory) {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
         String data = dataDirectory.toAbsolutePath().normalize().toString();
         byte[] digest;
@@ -197,6 +261,9 @@ public final class ReplicationNode implements NodeControl {
     }
 
     private void onAgentError(Throwable t) {
+        if (!started && t == agent.startFailure()) {
+            return; // start() throws it, in one sentence: no stack trace besides
+        }
         System.getLogger(ReplicationNode.class.getName()).log(System.Logger.Level.ERROR,
                 "node " + config.nodeId() + ": duty cycle error", t);
     }

@@ -144,6 +144,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     private String lastTransportRestartCause;
     private long lastTransportRestartAtMillis;
     private volatile boolean closed;
+    /** Why {@link #onStart} failed (a port taken, say); null while it has not failed. Any thread. */
+    private volatile RuntimeException startFailure;
     /** Remote clients (its own class; one call per duty cycle): null when the node serves none. */
     private final io.queueenterprise.replication.client.ClientGateway clients;
 
@@ -219,6 +221,23 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
 
     @Override
     public void onStart() {
+        try {
+            start();
+        } catch (RuntimeException e) {
+            startFailure = e; // before the runner calls onClose: the starting thread stops waiting at once
+            throw e;
+        }
+    }
+
+    /**
+     * Why the duty cycle could not start (a replication or client port another process has bound, say), in one
+     * sentence; null when it started or is starting. Any thread.
+     */
+    public RuntimeException startFailure() {
+        return startFailure;
+    }
+
+    private void start() {
         CpuPinning.pinCurrentThread(config.nodeId());
         // Queues open on a thread of their own (QueueOpener): Chronicle can block for seconds opening one, and this
         // thread must keep invoking the media driver meanwhile. Each queue joins the duty cycle when it is ready.
@@ -233,7 +252,12 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         startTransport();
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         if (clients != null) {
-            clients.start(aeron, this);
+            NodeConfig.Peer me = config.peers().get(self);
+            try {
+                clients.start(aeron, this);
+            } catch (io.aeron.exceptions.AeronException e) {
+                throw bindFailure("client port", me.host(), me.clientPort(), e);
+            }
         }
         lastTransportCheckNanos = System.nanoTime();
         NodeStateFile.State persisted = stateFile.read();
@@ -279,7 +303,11 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
         control.invokers(driverInvoker, clientInvoker);
 
         NodeConfig.Peer me = config.peers().get(self);
-        subscription = aeron.addSubscription(channel(me), STREAM_ID);
+        try {
+            subscription = aeron.addSubscription(channel(me), STREAM_ID);
+        } catch (io.aeron.exceptions.AeronException e) {
+            throw bindFailure("replication port", me.host(), me.replicationPort(), e);
+        }
         assembler = new ControlledFragmentAssembler(this::onFragment);
         for (int i = 0; i < peers.length; i++) {
             if (i != self) {
@@ -290,6 +318,21 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 addPublication(peers[i]);
             }
         }
+    }
+
+    /**
+     * A UDP port the media driver could not bind, in one sentence naming it ("replication port udp 127.0.0.1:7001
+     * is in use"); Aeron's own message is a driver-side stack location around the OS's reason.
+     */
+    static ReplicationException bindFailure(String what, String host, int port, RuntimeException e) {
+        String message = String.valueOf(e.getMessage());
+        String where = what + " udp " + host + ":" + port;
+        if (message.contains("Address already in use")) {
+            return new ReplicationException(where + " is in use (another process has it bound)", e);
+        }
+        // "ERROR - channel error - <reason> (at <frame>): <channel>": the reason is what a person can act on
+        java.util.regex.Matcher reason = java.util.regex.Pattern.compile("channel error - (.*?)( \\(at .*)?: aeron:.*").matcher(message);
+        return new ReplicationException(where + " cannot be bound: " + (reason.find() ? reason.group(1) : message), e);
     }
 
     /**
@@ -476,7 +519,15 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
 
     @Override
     public void onClose() {
-        lastStatus = buildStatus();
+        // onClose also runs after a failed onStart: everything below may be missing, and all of it is closed anyway.
+        if (queues != null) {
+            try {
+                lastStatus = buildStatus();
+            } catch (RuntimeException e) {
+                LOG.log(startFailure == null ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+                        config.nodeId() + ": no status at close: " + e);
+            }
+        }
         closed = true;
         Command c;
         while ((c = commands.poll()) != null) {
@@ -509,15 +560,10 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
                 }
             }
         }
-        if (clients != null) {
-            clients.close();
-        }
-        if (aeron != null) {
-            aeron.close();
-        }
-        if (driver != null) {
-            driver.close();
-        }
+        // Each closed on its own: a client that failed must not keep the driver (tens of MiB of shared memory) open.
+        closeQuietly(clients == null ? null : clients::close);
+        closeQuietly(aeron == null ? null : aeron::close);
+        closeQuietly(driver == null ? null : driver::close);
     }
 
     private void closeTails(QueueReplica q) {
@@ -912,7 +958,8 @@ public final class ReplicationAgent implements Agent, io.queueenterprise.replica
     /** The embedded client and driver as the status reports them. Duty-cycle thread. */
     private NodeStatus.Transport transportStatus() {
         String problem = transportProblem;
-        if (problem == null && (aeron.isClosed() || clientInvoker.isClosed() || driverInvoker.isClosed() || subscription.isClosed())) {
+        if (problem == null && (aeron == null || subscription == null || aeron.isClosed() || clientInvoker.isClosed()
+                || driverInvoker.isClosed() || subscription.isClosed())) {
             problem = "the embedded Aeron client or driver closed; the node restarts them within "
                     + TimeUnit.NANOSECONDS.toMillis(TRANSPORT_CHECK_NANOS) + " ms";
         }

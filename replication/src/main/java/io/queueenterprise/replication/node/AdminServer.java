@@ -14,7 +14,6 @@ import io.queueenterprise.replication.config.NodeConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
@@ -55,7 +54,7 @@ public final class AdminServer implements AutoCloseable {
     /** Binds {@code admin.bindAddress:admin.port} (port 0: any free port, see {@link #port()}) and serves. */
     public static AdminServer start(NodeControl node, NodeConfig config) throws IOException {
         AdminToken token = new AdminToken(config.admin().credentialFile());
-        HttpServer server = HttpServer.create(new InetSocketAddress(config.admin().bindAddress(), config.admin().port()), 16);
+        HttpServer server = HttpEndpoints.bind("admin", config.admin().bindAddress(), config.admin().port());
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "qe-admin-" + config.nodeId());
             t.setDaemon(true);

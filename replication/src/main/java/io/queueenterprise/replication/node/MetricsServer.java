@@ -11,7 +11,6 @@ import io.queueenterprise.replication.config.NodeConfig;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,7 +37,7 @@ public final class MetricsServer implements AutoCloseable {
     public static MetricsServer start(NodeControl node, NodeConfig config, NodeMetrics metrics) throws IOException {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(metrics);
-        HttpServer server = HttpServer.create(new InetSocketAddress(config.metrics().bindAddress(), config.metrics().port()), 16);
+        HttpServer server = HttpEndpoints.bind("metrics", config.metrics().bindAddress(), config.metrics().port());
         ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "qe-metrics-" + config.nodeId());
             t.setDaemon(true);
