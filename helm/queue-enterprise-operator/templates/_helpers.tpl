@@ -72,11 +72,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/*
 What the values need from the cluster, checked before anything is created, each failure in one line: a failed install
-leaves no release and no crash-looping pod behind. Checked only against a cluster Helm can see (install, upgrade,
---dry-run=server): offline rendering (helm template, --dry-run=client) sees none, and lookup answers nothing there.
+leaves no release and no crash-looping pod behind. Checked only where Helm sees the cluster (install, upgrade,
+--dry-run=server): there the chart's own CRD is among the API versions, as Helm applies crds/ before rendering.
+Offline rendering (helm template, helm-java's template, GitOps tools) has no cluster to ask, and a lookup there may even
+try one (helm-java's does): nothing is checked.
 */}}
 {{- define "qe-operator.checkCluster" -}}
-{{- if lookup "v1" "Namespace" "" "kube-system" -}}
+{{- if .Capabilities.APIVersions.Has "queue-enterprise.io/v1alpha1/QueueCluster" -}}
 {{- if and .Values.prometheusRule.enabled (not (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule")) -}}
 {{- fail "prometheusRule.enabled needs the Prometheus Operator's CRDs (monitoring.coreos.com/v1 PrometheusRule), which this cluster lacks: install the Prometheus Operator first, or leave prometheusRule.enabled false (docs/operator.md: installing)" -}}
 {{- end -}}

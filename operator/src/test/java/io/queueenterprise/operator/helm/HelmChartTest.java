@@ -171,6 +171,20 @@ class HelmChartTest {
         }
     }
 
+    /**
+     * The chart's cluster checks (Prometheus Operator CRDs, watched namespaces; OperatorDeploymentIT sees them refuse a
+     * real install in one line) apply only where Helm sees a cluster: offline rendering, as GitOps tools do, still
+     * renders every object, and the check is part of the one template every install renders.
+     */
+    @Test
+    void offlineRenderingChecksNothingItCannotSee() throws IOException {
+        List<JsonNode> documents = render("prometheusRule.enabled", "true", "metrics.serviceMonitor.enabled", "true",
+            "watchNamespaces[0]", "not-created-yet");
+        assertEquals(1, ofKind(documents, "PrometheusRule").size());
+        assertEquals(1, ofKind(documents, "ServiceMonitor").size());
+        assertTrue(Files.readString(CHART.resolve("templates/deployment.yaml")).startsWith("{{- include \"qe-operator.checkCluster\" . }}"));
+    }
+
     @Test
     void watchedNamespacesGetRolesAndNothingWritableIsClusterWide() throws IOException {
         List<JsonNode> documents = render("watchNamespaces[0]", "trading", "watchNamespaces[1]", "telemetry");
