@@ -185,6 +185,23 @@ class HelmChartTest {
         assertTrue(Files.readString(CHART.resolve("templates/deployment.yaml")).startsWith("{{- include \"qe-operator.checkCluster\" . }}"));
     }
 
+    /** What a refused install prints: one line naming the value, what the cluster lacks and what to do. */
+    @Test
+    void everyClusterCheckFailsInOneLineNamingItsValue() throws IOException {
+        String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
+        Matcher fail = Pattern.compile("fail (?:\\(printf )?\"([^\"]*)\"").matcher(helpers);
+        Set<String> named = new TreeSet<>();
+        while (fail.find()) {
+            String message = fail.group(1);
+            assertFalse(message.contains("\\n"), message);
+            Matcher value = Pattern.compile("^(prometheusRule\\.enabled|metrics\\.serviceMonitor\\.enabled|watchNamespaces)").matcher(message);
+            assertTrue(value.find(), "names the value it refuses: " + message);
+            assertTrue(message.contains("first"), "says what to do: " + message);
+            named.add(value.group(1));
+        }
+        assertEquals(Set.of("prometheusRule.enabled", "metrics.serviceMonitor.enabled", "watchNamespaces"), named);
+    }
+
     @Test
     void watchedNamespacesGetRolesAndNothingWritableIsClusterWide() throws IOException {
         List<JsonNode> documents = render("watchNamespaces[0]", "trading", "watchNamespaces[1]", "telemetry");
