@@ -69,3 +69,26 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   resources: ["podmonitors"]
   verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
 {{- end -}}
+
+{{/*
+What the values need from the cluster, checked before anything is created, each failure in one line: a failed install
+leaves no release and no crash-looping pod behind. Checked only where Helm sees the cluster (install, upgrade,
+--dry-run=server): there the chart's own CRD is among the API versions, as Helm applies crds/ before rendering.
+Offline rendering (helm template, helm-java's template, GitOps tools) has no cluster to ask, and a lookup there may even
+try one (helm-java's does): nothing is checked.
+*/}}
+{{- define "qe-operator.checkCluster" -}}
+{{- if .Capabilities.APIVersions.Has "queue-enterprise.io/v1alpha1/QueueCluster" -}}
+{{- if and .Values.prometheusRule.enabled (not (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule")) -}}
+{{- fail "prometheusRule.enabled needs the Prometheus Operator's CRDs (monitoring.coreos.com/v1 PrometheusRule), which this cluster lacks: install the Prometheus Operator first, or leave prometheusRule.enabled false (docs/operator.md: installing)" -}}
+{{- end -}}
+{{- if and .Values.metrics.serviceMonitor.enabled (not (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor")) -}}
+{{- fail "metrics.serviceMonitor.enabled needs the Prometheus Operator's CRDs (monitoring.coreos.com/v1 ServiceMonitor), which this cluster lacks: install the Prometheus Operator first, or leave metrics.serviceMonitor.enabled false (docs/operator.md: installing)" -}}
+{{- end -}}
+{{- range .Values.watchNamespaces -}}
+{{- if not (lookup "v1" "Namespace" "" .) -}}
+{{- fail (printf "watchNamespaces: namespace %s does not exist: create it first (kubectl create namespace %s), the operator cannot watch it otherwise" . .) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}

@@ -1,5 +1,9 @@
 package io.queueenterprise.operator.reconciler;
 
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -16,11 +20,14 @@ import io.queueenterprise.operator.api.ReplicaStatus;
  * these names (helm/queue-enterprise-operator/templates/prometheusrule.yaml).
  */
 public final class OperatorMetrics {
-    private static final java.util.List<String> VERDICTS = java.util.List.of("ok", "unreachable", "time-limit");
+    private static final List<String> VERDICTS = List.of("ok", "unreachable", "time-limit");
     private final Counter reconciliations;
     private final Counter failovers;
     private final Gauge term;
     private final Gauge condition;
+    private final Gauge conditionReason;
+    /** The reason each (namespace, cluster, type) was last published with: its series is removed when the reason changes. */
+    private final Map<List<String>, String> publishedReasons = new ConcurrentHashMap<>();
     private final Gauge durableIndex;
     private final Gauge lag;
     private final Gauge calibration;
@@ -37,6 +44,11 @@ public final class OperatorMetrics {
         condition = Gauge.builder().name("queue_enterprise_cluster_condition")
             .help("1 when the condition is True, 0 otherwise (Ready, Quorum, Pinned, Failover, ReplicasHealthy, Quarantined, Calibrated)")
             .labelNames("namespace", "cluster", "type").register(registry);
+        // 1 and 0 cannot tell "not asked for" from "lost" (Pinned False: NotRequested or CoresNotExclusive): alerts need why
+        conditionReason = Gauge.builder().name("queue_enterprise_cluster_condition_reason")
+            .help("1 for each condition's current reason (e.g. Pinned: ExclusiveCores, NotRequested, NoTunedNode,"
+                + " CoresNotExclusive, NotReported); a reason's series is removed when the reason changes")
+            .labelNames("namespace", "cluster", "type", "reason").register(registry);
         durableIndex = Gauge.builder().name("queue_enterprise_replica_durable_index")
             .help("Last index a replica holds with everything before it").labelNames("namespace", "cluster", "replica", "queue")
             .register(registry);
@@ -67,7 +79,12 @@ public final class OperatorMetrics {
         String namespace = namespace(cluster);
         String name = name(cluster);
         term.labelValues(namespace, name).set(status.getTerm() == null ? 0 : status.getTerm());
-        status.getConditions().forEach(c -> condition.labelValues(namespace, name, c.getType()).set("True".equals(c.getStatus()) ? 1 : 0));
+        // exported at 0 before the first failover: increase() over a series that starts at 1 sees no increase
+        failovers.labelValues(namespace, name);
+        status.getConditions().forEach(c -> {
+            condition.labelValues(namespace, name, c.getType()).set("True".equals(c.getStatus()) ? 1 : 0);
+            publishReason(namespace, name, c.getType(), c.getReason());
+        });
         publishCalibration(namespace, name, status.getCalibration());
         for (ReplicaStatus replica : status.getReplicas()) {
             for (QueueProgress queue : replica.getQueues()) {
@@ -86,6 +103,17 @@ public final class OperatorMetrics {
                 calibration.labelValues(namespace, name, replica.getName(), "encrypted").set(measured.getEncryptedMessagesPerSecond());
             }
         }
+    }
+
+    private void publishReason(String namespace, String name, String type, String reason) {
+        if (reason == null) {
+            return;
+        }
+        String previous = publishedReasons.put(List.of(namespace, name, type), reason);
+        if (previous != null && !previous.equals(reason)) {
+            conditionReason.remove(namespace, name, type, previous);
+        }
+        conditionReason.labelValues(namespace, name, type, reason).set(1);
     }
 
     private void publishCalibration(String namespace, String name, CalibrationStatus job) {

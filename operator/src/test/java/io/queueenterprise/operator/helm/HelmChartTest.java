@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -83,8 +84,8 @@ class HelmChartTest {
         assertEquals("", env(container, "QE_WATCH_NAMESPACES"));
         assertEquals("queue-enterprise-system", env(container, "QE_LEASE_NAMESPACE"));
         assertEquals("queue-enterprise.local/node:0.1.0-SNAPSHOT", env(container, "QE_NODE_IMAGE"));
-        // the operator keeps off the tuned pool
-        assertEquals("DoesNotExist", pod.at("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0/operator").asText());
+        // the operator prefers nodes off the tuned pool (schedulableOnAOneNodeTunedClusterAndNeverCompetingForCores: only prefers)
+        assertEquals("DoesNotExist", pod.at("/affinity/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/0/preference/matchExpressions/0/operator").asText());
         assertEquals(1, ofKind(documents, "ClusterRoleBinding").stream()
             .filter(b -> b.at("/roleRef/name").asText().equals("qe-queue-enterprise-operator")).count(), "cluster-wide when no namespaces are listed");
         assertTrue(ofKind(documents, "CustomResourceDefinition").isEmpty(), "CRDs come from crds/, not templates");
@@ -116,6 +117,89 @@ class HelmChartTest {
         Exception badPort = assertThrows(Exception.class, () -> render("kubernetesApiServer.host", "127.0.0.1",
             "kubernetesApiServer.port", "api"));
         assertTrue(badPort.getMessage().contains("kubernetesApiServer"), badPort.getMessage());
+    }
+
+    /**
+     * A single-replica leader-elected operator gains nothing from a surge pod, and with the host network the surge pod
+     * cannot start while the old one holds metrics.port (helm upgrade waited 120 s for it, then left it Pending).
+     */
+    @Test
+    void theOldOperatorPodGoesBeforeItsReplacementInEveryNetworkingMode() throws IOException {
+        List<String[]> modes = List.of(new String[0], new String[] {"replicaCount", "1"},
+            new String[] {"hostNetwork", "true", "kubernetesApiServer.host", "127.0.0.1", "kubernetesApiServer.port", "16443",
+                "replicaCount", "1"},
+            new String[] {"hostNetwork", "true", "kubernetesApiServer.host", "127.0.0.1", "kubernetesApiServer.port", "16443"});
+        for (String[] mode : modes) {
+            JsonNode strategy = ofKind(render(mode), "Deployment").get(0).at("/spec/strategy");
+            boolean recreate = "Recreate".equals(strategy.path("type").asText());
+            boolean noSurge = "RollingUpdate".equals(strategy.path("type").asText())
+                && "0".equals(strategy.at("/rollingUpdate/maxSurge").asText()) && strategy.at("/rollingUpdate/maxUnavailable").asInt() >= 1;
+            assertTrue(recreate || noSurge, String.join(" ", mode) + ": a surge pod would wait on the old one: " + strategy);
+        }
+    }
+
+    /**
+     * docs/operator.md and NOTES.txt tell users to label and taint their tuned nodes; on a one-node cluster that node is
+     * the only one. The operator must still be schedulable there (at its next restart, not only at install), and must
+     * never take CPU the kubelet could grant a pinned replica exclusively (a request counts against allocatable cores:
+     * 100m left the test bed's one exclusive core ungrantable).
+     */
+    @Test
+    void schedulableOnAOneNodeTunedClusterAndNeverCompetingForCores() throws IOException {
+        Map<String, String> tunedNodeLabels = Map.of("queue-enterprise.io/cpu-manager-policy", "static", "queue-enterprise.io/pool", "tuned");
+        String notes = Files.readString(CHART.resolve("templates/NOTES.txt"));
+        assertTrue(notes.contains("queue-enterprise.io/cpu-manager-policy=static queue-enterprise.io/pool=tuned")
+            && notes.contains("queue-enterprise.io/dedicated=true:NoSchedule"), "the labels and taint NOTES.txt tells users to set");
+        for (String[] mode : List.of(new String[0], new String[] {"hostNetwork", "true", "kubernetesApiServer.host", "127.0.0.1",
+                "kubernetesApiServer.port", "16443", "replicaCount", "1"})) {
+            JsonNode pod = ofKind(render(mode), "Deployment").get(0).at("/spec/template/spec");
+            pod.path("nodeSelector").fields().forEachRemaining(e ->
+                assertEquals(e.getValue().asText(), tunedNodeLabels.get(e.getKey()), "nodeSelector excludes the tuned node: " + e));
+            JsonNode required = pod.at("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms");
+            assertTrue(required.isMissingNode() || required.isEmpty(), "a required node affinity can exclude the only node: " + required);
+            boolean toleratesTaint = false;
+            for (JsonNode toleration : pod.path("tolerations")) {
+                toleratesTaint |= "queue-enterprise.io/dedicated".equals(toleration.path("key").asText())
+                    && ("Exists".equals(toleration.path("operator").asText()) || "true".equals(toleration.path("value").asText()))
+                    && (toleration.path("effect").asText().isEmpty() || "NoSchedule".equals(toleration.path("effect").asText()));
+            }
+            assertTrue(toleratesTaint, "the tuned pool's taint is not tolerated: " + pod.path("tolerations"));
+            for (JsonNode container : pod.path("containers")) {
+                assertTrue(container.at("/resources/requests/cpu").isMissingNode() && container.at("/resources/limits/cpu").isMissingNode(),
+                    "a CPU request is taken from the cores a pinned replica could be granted: " + container.path("resources"));
+            }
+        }
+    }
+
+    /**
+     * The chart's cluster checks (Prometheus Operator CRDs, watched namespaces; OperatorDeploymentIT sees them refuse a
+     * real install in one line) apply only where Helm sees a cluster: offline rendering, as GitOps tools do, still
+     * renders every object, and the check is part of the one template every install renders.
+     */
+    @Test
+    void offlineRenderingChecksNothingItCannotSee() throws IOException {
+        List<JsonNode> documents = render("prometheusRule.enabled", "true", "metrics.serviceMonitor.enabled", "true",
+            "watchNamespaces[0]", "not-created-yet");
+        assertEquals(1, ofKind(documents, "PrometheusRule").size());
+        assertEquals(1, ofKind(documents, "ServiceMonitor").size());
+        assertTrue(Files.readString(CHART.resolve("templates/deployment.yaml")).startsWith("{{- include \"qe-operator.checkCluster\" . }}"));
+    }
+
+    /** What a refused install prints: one line naming the value, what the cluster lacks and what to do. */
+    @Test
+    void everyClusterCheckFailsInOneLineNamingItsValue() throws IOException {
+        String helpers = Files.readString(CHART.resolve("templates/_helpers.tpl"));
+        Matcher fail = Pattern.compile("fail (?:\\(printf )?\"([^\"]*)\"").matcher(helpers);
+        Set<String> named = new TreeSet<>();
+        while (fail.find()) {
+            String message = fail.group(1);
+            assertFalse(message.contains("\\n"), message);
+            Matcher value = Pattern.compile("^(prometheusRule\\.enabled|metrics\\.serviceMonitor\\.enabled|watchNamespaces)").matcher(message);
+            assertTrue(value.find(), "names the value it refuses: " + message);
+            assertTrue(message.contains("first"), "says what to do: " + message);
+            named.add(value.group(1));
+        }
+        assertEquals(Set.of("prometheusRule.enabled", "metrics.serviceMonitor.enabled", "watchNamespaces"), named);
     }
 
     @Test

@@ -1,7 +1,10 @@
 package io.queueenterprise.operator.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -20,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import com.marcnuri.helm.Helm;
 
@@ -68,7 +72,8 @@ class OperatorDeploymentIT {
     }
 
     @Test
-    void theChartsDeploymentRunsTheOperatorImageWhichTakesTheLeaseAndReconciles() throws Exception {
+    @Timeout(value = 25, unit = TimeUnit.MINUTES)
+    void theChartsDeploymentRunsTheOperatorImageWhichTakesTheLeaseReconcilesAndIsUpgradedInPlace() throws Exception {
         String tag = System.getProperty("qe.kubernetes.image.tag");
         String operatorImage = testbed.importImage("operator",
             Path.of(System.getProperty("qe.kubernetes.operator-image.app-dir")), tag);
@@ -81,6 +86,13 @@ class OperatorDeploymentIT {
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(watched).endMetadata().build()).create();
         boolean installed = false;
         try {
+            // A plain cluster (no Prometheus Operator): each missing requirement is refused in one line, before anything
+            // but crds/ is created: no release to uninstall, no namespace, no operator pod
+            assertInstallRefused(system, apiServer, metricsPort, "monitoring.coreos.com/v1",
+                "prometheusRule.enabled", true, "watchNamespaces[0]", watched);
+            assertInstallRefused(system, apiServer, metricsPort, "namespace qe-absent-" + suffix + " does not exist",
+                "watchNamespaces[0]", "qe-absent-" + suffix);
+
             new Helm(CHART).install().withName(RELEASE).withNamespace(system).createNamespace()
                 .withKubeConfig(testbed.kubeconfig())
                 .set("image.tag", tag).set("image.pullPolicy", "Never")
@@ -134,6 +146,20 @@ class OperatorDeploymentIT {
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(metrics.contains("queue_enterprise_operator_reconciliations_total{"), metrics);
             assertTrue(metrics.contains("cluster=\"" + CLUSTER + "\""), metrics);
+
+            // helm upgrade with a changed pod template, waiting as a user's `helm upgrade --wait` does: with the host
+            // network, a surge pod could not bind metrics.port while the old pod held it, and this waited until its
+            // timeout with the new pod Pending. The replacement takes the Lease.
+            String formerPod = operatorPod.getMetadata().getName();
+            new Helm(CHART).upgrade().withName(RELEASE).withNamespace(system).withKubeConfig(testbed.kubeconfig())
+                .reuseValues().set("resources.limits.memory", "640Mi").waitReady().withTimeout(240).call();
+            Pod replacement = waitForReadyOperatorPod(system);
+            assertNotEquals(formerPod, replacement.getMetadata().getName(), "a new pod after the upgrade");
+            assertEquals("640Mi", replacement.getSpec().getContainers().get(0).getResources().getLimits().get("memory").toString());
+            Lease taken = client.leases().inNamespace(system).withName(QueueEnterpriseOperator.LEASE_NAME)
+                .waitUntilCondition(l -> l != null && replacement.getMetadata().getName().equals(l.getSpec().getHolderIdentity()),
+                    3, TimeUnit.MINUTES);
+            assertEquals(replacement.getMetadata().getName(), taken.getSpec().getHolderIdentity());
         } finally {
             client.resources(QueueCluster.class).inNamespace(watched).delete();
             if (installed) {
@@ -150,11 +176,27 @@ class OperatorDeploymentIT {
         }
     }
 
+    /** An install refused by the chart's check with {@code message}, leaving no release, namespace or pod. */
+    private void assertInstallRefused(String system, URI apiServer, int metricsPort, String message, Object... sets) {
+        var install = new Helm(CHART).install().withName(RELEASE).withNamespace(system).createNamespace()
+            .withKubeConfig(testbed.kubeconfig()).set("replicaCount", 1).set("hostNetwork", true)
+            .set("kubernetesApiServer.host", apiServer.getHost()).set("kubernetesApiServer.port", apiServer.getPort())
+            .set("metrics.port", metricsPort);
+        for (int i = 0; i < sets.length; i += 2) {
+            install.set((String) sets[i], sets[i + 1]);
+        }
+        Exception refused = assertThrows(Exception.class, install::call);
+        assertTrue(refused.getMessage().contains(message), refused.getMessage());
+        assertTrue(Helm.list().all().withNamespace(system).withKubeConfig(testbed.kubeconfig()).call().isEmpty(),
+            "a refused install leaves no release behind");
+        assertNull(client.namespaces().withName(system).get(), "a refused install creates no namespace");
+    }
+
     /** The Deployment's one pod, Ready (its readiness probe: {@code /readyz}, every informer connected). */
     private Pod waitForReadyOperatorPod(String namespace) {
         try {
             return client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", RELEASE)
-                .informOnCondition(pods -> pods.size() == 1 && pods.get(0).getStatus().getConditions().stream()
+                .informOnCondition(pods -> pods.size() == 1 && pods.get(0).getMetadata().getDeletionTimestamp() == null && pods.get(0).getStatus().getConditions().stream()
                     .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())))
                 .get(6, TimeUnit.MINUTES).get(0);
         } catch (Exception e) {
