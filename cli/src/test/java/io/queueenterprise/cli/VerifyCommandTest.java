@@ -26,15 +26,10 @@ class VerifyCommandTest {
     @TempDir
     Path tmp;
 
-
-
-    @Test
-    void reportsAnIntactQueueAndOnlyTheExcerptWhoseLengthWordIsDamaged() throws IOException {
-        Path keys = DemoKeys.ensure(tmp.resolve("keys")).directory();
-        Path queueDir = tmp.resolve("orders");
+    /** Writes 50 numbered excerpts and returns where each one's bytes start in the cycle file. */
+    private static long[] writeFifty(EnterpriseQueue.Builder builder) {
         long[] positions = new long[50];
-        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).encrypted(keys).build();
-             QueueAppender appender = queue.createAppender()) {
+        try (EnterpriseQueue queue = builder.build(); QueueAppender appender = queue.createAppender()) {
             for (int i = 0; i < 50; i++) {
                 appender.write(("order-number-" + i).getBytes(StandardCharsets.UTF_8));
             }
@@ -46,6 +41,16 @@ class VerifyCommandTest {
                 }
             }
         }
+        return positions;
+    }
+
+
+
+    @Test
+    void reportsAnIntactQueueAndOnlyTheExcerptWhoseLengthWordIsDamaged() throws IOException {
+        Path keys = DemoKeys.ensure(tmp.resolve("keys")).directory();
+        Path queueDir = tmp.resolve("orders");
+        long[] positions = writeFifty(EnterpriseQueue.builder(queueDir).encrypted(keys));
         QeRun intact = qe("verify", queueDir.toString(), "--keys", keys.toString());
         assertEquals(0, intact.exitCode(), intact.out() + intact.err());
         assertTrue(intact.out().contains("50 excerpts read, all readable"), intact.out());
@@ -71,20 +76,7 @@ class VerifyCommandTest {
     @Test
     void aCycleFileCutShortIsALostRangeNamedWithHowToRecoverIt() throws IOException {
         Path queueDir = tmp.resolve("plain-orders");
-        long[] positions = new long[50];
-        try (EnterpriseQueue queue = EnterpriseQueue.builder(queueDir).build();
-             QueueAppender appender = queue.createAppender()) {
-            for (int i = 0; i < 50; i++) {
-                appender.write(("order-number-" + i).getBytes(StandardCharsets.UTF_8));
-            }
-            try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
-                for (int i = 0; i < 50; i++) {
-                    try (DocumentContext dc = raw.readingDocument()) {
-                        positions[i] = dc.wire().bytes().readPosition();
-                    }
-                }
-            }
-        }
+        long[] positions = writeFifty(EnterpriseQueue.builder(queueDir));
         Path cycleFile;
         try (Stream<Path> files = Files.list(queueDir)) {
             cycleFile = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();

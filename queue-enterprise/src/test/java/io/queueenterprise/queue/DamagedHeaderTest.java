@@ -1,9 +1,6 @@
 package io.queueenterprise.queue;
 
 import io.queueenterprise.crypto.EnvelopeException;
-import io.queueenterprise.crypto.KeyRing;
-import io.queueenterprise.crypto.MasterKey;
-import net.openhft.chronicle.queue.ExcerptTailer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -12,9 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -33,44 +28,30 @@ class DamagedHeaderTest {
     @TempDir
     Path dir;
 
-    private final byte[] material = TestKeys.randomMaterial();
-    private final long[] indexes = new long[COUNT];
+    private long[] indexes;
+    private DamageFixture fixture;
+
+    @org.junit.jupiter.api.BeforeEach
+    void fixture() {
+        fixture = new DamageFixture(dir);
+    }
 
     private EnterpriseQueue open(boolean encrypted, boolean readOnly) {
-        EnterpriseQueue.Builder builder = EnterpriseQueue.builder(dir).name("orders").readOnly(readOnly);
-        if (encrypted) {
-            builder.encrypted(KeyRing.single(MasterKey.of(1, material)));
-        }
-        return builder.build();
+        return fixture.open(encrypted, readOnly);
     }
 
     private static String message(int i) {
-        return "order-number-" + i;
+        return DamageFixture.message(i);
     }
 
     /** Writes the excerpts and flips bit 2 of excerpt {@link #DAMAGED}'s length word, as the probe did. */
     private void writeAndFlip(boolean encrypted) throws IOException {
-        long[] positions = new long[COUNT];
-        try (EnterpriseQueue queue = open(encrypted, false); QueueAppender appender = queue.createAppender()) {
-            for (int i = 0; i < COUNT; i++) {
-                indexes[i] = appender.write(message(i).getBytes(StandardCharsets.UTF_8));
-            }
-            try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
-                for (int i = 0; i < COUNT; i++) {
-                    try (net.openhft.chronicle.wire.DocumentContext dc = raw.readingDocument()) {
-                        positions[i] = dc.wire().bytes().readPosition();
-                    }
-                }
-            }
-        }
-        Path cycleFile;
-        try (Stream<Path> files = Files.list(dir)) {
-            cycleFile = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
-        }
-        try (RandomAccessFile raf = new RandomAccessFile(cycleFile.toFile(), "rw")) {
-            raf.seek(positions[DAMAGED] - 4);
+        DamageFixture.Written written = fixture.write(encrypted, COUNT);
+        indexes = written.indexes();
+        try (RandomAccessFile raf = new RandomAccessFile(fixture.cycleFiles().get(0).toFile(), "rw")) {
+            raf.seek(written.positions()[DAMAGED] - 4);
             int b = raf.read();
-            raf.seek(positions[DAMAGED] - 4);
+            raf.seek(written.positions()[DAMAGED] - 4);
             raf.write(b ^ 0x04);
         }
     }

@@ -1,9 +1,6 @@
 package io.queueenterprise.queue;
 
-import io.queueenterprise.crypto.KeyRing;
-import io.queueenterprise.crypto.MasterKey;
 import net.openhft.chronicle.core.time.SetTimeProvider;
-import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycles;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -19,8 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -37,42 +32,28 @@ class LostExcerptsTest {
     @TempDir
     Path dir;
 
-    private final byte[] material = TestKeys.randomMaterial();
+    private DamageFixture fixture;
+
+    @org.junit.jupiter.api.BeforeEach
+    void fixture() {
+        fixture = new DamageFixture(dir);
+    }
 
     private EnterpriseQueue open(boolean encrypted, boolean readOnly) {
-        EnterpriseQueue.Builder builder = EnterpriseQueue.builder(dir).name("orders").readOnly(readOnly);
-        if (encrypted) {
-            builder.encrypted(KeyRing.single(MasterKey.of(1, material)));
-        }
-        return builder.build();
+        return fixture.open(encrypted, readOnly);
     }
 
     private static String message(int i) {
-        return "order-number-" + i;
+        return DamageFixture.message(i);
     }
 
     /** Writes {@code count} excerpts and returns where each one's bytes start in the cycle file. */
     private long[] writeAndLocate(boolean encrypted, int count) {
-        long[] positions = new long[count];
-        try (EnterpriseQueue queue = open(encrypted, false); QueueAppender appender = queue.createAppender()) {
-            for (int i = 0; i < count; i++) {
-                appender.write(message(i).getBytes(StandardCharsets.UTF_8));
-            }
-            try (ExcerptTailer raw = queue.chronicleQueue().createTailer()) {
-                for (int i = 0; i < count; i++) {
-                    try (net.openhft.chronicle.wire.DocumentContext dc = raw.readingDocument()) {
-                        positions[i] = dc.wire().bytes().readPosition();
-                    }
-                }
-            }
-        }
-        return positions;
+        return fixture.write(encrypted, count).positions();
     }
 
     private List<Path> cycleFiles() throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.toString().endsWith(".cq4")).sorted().collect(Collectors.toList());
-        }
+        return fixture.cycleFiles();
     }
 
     private static void truncate(Path file, long length) throws IOException {
@@ -144,7 +125,7 @@ class LostExcerptsTest {
         EnterpriseQueue.Builder builder = EnterpriseQueue.builder(dir).name("orders").rollCycle(RollCycles.FAST_DAILY)
                 .timeProvider(clock);
         if (encrypted) {
-            builder.encrypted(KeyRing.single(MasterKey.of(1, material)));
+            builder.encrypted(fixture.ring());
         }
         return builder.build();
     }
@@ -290,7 +271,7 @@ class LostExcerptsTest {
             appender.write(new byte[]{(byte) 0x8F, 0}); // two bytes are not ambiguous
         }
         Path encrypted = dir.resolve("encrypted");
-        try (EnterpriseQueue queue = EnterpriseQueue.builder(encrypted).encrypted(KeyRing.single(MasterKey.of(1, material))).build();
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(encrypted).encrypted(fixture.ring()).build();
              QueueAppender appender = queue.createAppender(); QueueTailer tailer = queue.createTailer()) {
             appender.write(mark);
             byte[] buffer = new byte[4];
