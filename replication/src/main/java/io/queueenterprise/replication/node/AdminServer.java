@@ -21,7 +21,6 @@ import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -102,18 +101,62 @@ public final class AdminServer implements AutoCloseable {
                 send(response, callback, 400, error("BAD_REQUEST", "body larger than " + MAX_BODY + " bytes"));
                 return true;
             }
-            // the body is gathered as it arrives, without a thread waiting on a slow sender
-            Content.Source.asByteArrayAsync(request, MAX_BODY).whenComplete((bytes, failure) -> {
-                if (failure == null) {
-                    answer(path, bytes, response, callback);
-                } else if (failure instanceof IOException || failure instanceof TimeoutException
-                        || failure.getCause() instanceof IOException || failure.getCause() instanceof TimeoutException) {
-                    callback.failed(failure); // the connection broke or idled out: nobody to answer
-                } else {
-                    send(response, callback, 400, error("BAD_REQUEST", "body larger than " + MAX_BODY + " bytes"));
-                }
-            });
+            new BodyReader(request, bytes -> answer(path, bytes, response, callback),
+                    () -> send(response, callback, 400, error("BAD_REQUEST", "body larger than " + MAX_BODY + " bytes")),
+                    callback::failed).run();
             return true;
+        }
+    }
+
+    /**
+     * Gathers a request body as it arrives, up to {@link #MAX_BODY} bytes, without a thread waiting on a slow
+     * sender (Jetty's read/demand loop); a body that stalls is ended by the connection's timeouts (HttpEndpoints).
+     */
+    private static final class BodyReader implements Runnable {
+        private final Request request;
+        private final java.util.function.Consumer<byte[]> onBody;
+        private final Runnable onTooLarge;
+        private final java.util.function.Consumer<Throwable> onFailure;
+        private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+
+        BodyReader(Request request, java.util.function.Consumer<byte[]> onBody, Runnable onTooLarge,
+                   java.util.function.Consumer<Throwable> onFailure) {
+            this.request = request;
+            this.onBody = onBody;
+            this.onTooLarge = onTooLarge;
+            this.onFailure = onFailure;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Content.Chunk chunk = request.read();
+                if (chunk == null) {
+                    request.demand(this);
+                    return;
+                }
+                if (Content.Chunk.isFailure(chunk)) {
+                    onFailure.accept(chunk.getFailure());
+                    return;
+                }
+                ByteBuffer data = chunk.getByteBuffer();
+                boolean tooLarge = bytes.size() + data.remaining() > MAX_BODY;
+                if (!tooLarge) {
+                    byte[] part = new byte[data.remaining()];
+                    data.get(part);
+                    bytes.writeBytes(part);
+                }
+                boolean last = chunk.isLast();
+                chunk.release();
+                if (tooLarge) {
+                    onTooLarge.run();
+                    return;
+                }
+                if (last) {
+                    onBody.accept(bytes.toByteArray());
+                    return;
+                }
+            }
         }
     }
 
