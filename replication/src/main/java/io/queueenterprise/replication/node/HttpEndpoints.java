@@ -85,6 +85,11 @@ final class HttpEndpoints {
         return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
     }
 
+    /** Connections the server holds open now (at most {@link #MAX_CONNECTIONS}). */
+    static int openConnections(Server server) {
+        return ((ServerConnector) server.getConnectors()[0]).getConnectedEndPoints().size();
+    }
+
     static void stop(Server server) {
         try {
             server.stop();

@@ -57,6 +57,11 @@ public final class MetricsServer implements AutoCloseable {
         return HttpEndpoints.port(server);
     }
 
+    /** Connections this port holds open now (HttpEndpoints.MAX_CONNECTIONS at most). */
+    int openConnections() {
+        return HttpEndpoints.openConnections(server);
+    }
+
     /** The paths as the JDK server's contexts matched them: the context itself or anything under it. */
     private static boolean under(String path, String context) {
         return path.startsWith(context);

@@ -138,6 +138,39 @@ class HostileConnectionsTest {
                 + (System.nanoTime() - start) / 1_000_000 + " ms of the last answer");
     }
 
+    /**
+     * More idle connections than {@link HttpEndpoints#MAX_CONNECTIONS}: the server holds no more than the limit
+     * (the rest wait in the listen backlog; at the limit open ones idle out after 1 s) and /healthz still answers.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void pastTheConnectionLimitTheServerHoldsNoMoreAndStillAnswers() throws Exception {
+        Path tokenFile = tmp.resolve("token");
+        var config = AdminAndMetricsTest.configOnFreePorts(tmp, tokenFile, "replica-1");
+        FakeNodeControl engine = new FakeNodeControl(config);
+        try (MetricsServer metrics = MetricsServer.start(engine, config,
+                new NodeMetrics(engine, config, () -> 0, Map.of(), Map::of))) {
+            int count = HttpEndpoints.MAX_CONNECTIONS + 100;
+            for (int i = 0; i < count; i++) {
+                connect(metrics.port());
+            }
+            int mostHeld = 0;
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3)) {
+                mostHeld = Math.max(mostHeld, metrics.openConnections());
+                Thread.sleep(20);
+            }
+            assertTrue(mostHeld <= HttpEndpoints.MAX_CONNECTIONS, "the server held " + mostHeld + " of the " + count
+                    + " connections; the limit is " + HttpEndpoints.MAX_CONNECTIONS);
+            long asked = System.nanoTime();
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics.port() + "/healthz"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode(), health.body());
+            System.out.println("HostileConnectionsTest: " + count + " idle connections, at most " + mostHeld
+                    + " held by the server; /healthz answered in " + (System.nanoTime() - asked) / 1_000_000 + " ms");
+        }
+    }
+
     /** True once the node has closed {@code s} (end of stream or reset); any answer it sent first is skipped. */
     private static boolean closedByServer(Socket s) {
         byte[] buffer = new byte[8192];
