@@ -3,28 +3,32 @@ package io.queueenterprise.replication.node;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.queueenterprise.replication.NodeControl;
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.ReplicationException;
 import io.queueenterprise.replication.StaleTermException;
 import io.queueenterprise.replication.config.NodeConfig;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The node's admin endpoint (docs/node-contract.md, API v1): status, promote, follow, fence, for authenticated
- * callers only (bearer token from {@code admin.credentialFile}). One request at a time on one daemon thread: these
- * are rare control calls, and serialising them keeps promote/follow/fence from racing each other here.
+ * callers only (bearer token from {@code admin.credentialFile}). Its own server and bounded pool
+ * ({@link HttpEndpoints}), apart from the metrics port, so that neither scrapes nor hostile connections can starve a
+ * promote or a fence. Bodies are read without holding a thread; the calls on the node run one at a time: these are
+ * rare control calls, and serialising them keeps promote/follow/fence from racing each other here.
  */
 public final class AdminServer implements AutoCloseable {
     /**
@@ -39,36 +43,28 @@ public final class AdminServer implements AutoCloseable {
     private final NodeControl node;
     private final NodeConfig config;
     private final AdminToken token;
-    private final HttpServer server;
-    private final ExecutorService executor;
     private final AtomicLong unauthorized = new AtomicLong();
+    /** One control call on the node at a time (the JDK server this replaced had one thread for that). */
+    private final Object control = new Object();
+    private Server server;
 
-    private AdminServer(NodeControl node, NodeConfig config, AdminToken token, HttpServer server, ExecutorService executor) {
+    private AdminServer(NodeControl node, NodeConfig config, AdminToken token) {
         this.node = node;
         this.config = config;
         this.token = token;
-        this.server = server;
-        this.executor = executor;
     }
 
     /** Binds {@code admin.bindAddress:admin.port} (port 0: any free port, see {@link #port()}) and serves. */
     public static AdminServer start(NodeControl node, NodeConfig config) throws IOException {
         AdminToken token = new AdminToken(config.admin().credentialFile());
-        HttpServer server = HttpEndpoints.bind("admin", config.admin().bindAddress(), config.admin().port());
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "qe-admin-" + config.nodeId());
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(executor);
-        AdminServer admin = new AdminServer(node, config, token, server, executor);
-        server.createContext("/", admin::handle);
-        server.start();
+        AdminServer admin = new AdminServer(node, config, token);
+        admin.server = HttpEndpoints.start("admin", config.nodeId(), config.admin().bindAddress(), config.admin().port(),
+                admin.new AdminHandler());
         return admin;
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return HttpEndpoints.port(server);
     }
 
     /** Requests refused with 401 since start. */
@@ -76,76 +72,153 @@ public final class AdminServer implements AutoCloseable {
         return unauthorized.get();
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            if (!token.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
+    private final class AdminHandler extends Handler.Abstract {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            if (!token.accepts(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
                 unauthorized.incrementAndGet();
-                exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-                send(exchange, 401, error("UNAUTHORIZED", "a valid bearer token (admin.credentialFile) is required"));
-                return;
+                response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
+                send(response, callback, 401, error("UNAUTHORIZED", "a valid bearer token (admin.credentialFile) is required"));
+                return true;
             }
-            String path = exchange.getRequestURI().getPath();
-            String method = exchange.getRequestMethod();
+            String path = request.getHttpURI().getDecodedPath();
+            String method = request.getMethod();
             String expected = "/v1/status".equals(path) ? "GET" : "POST";
             if (!Set.of("/v1/status", "/v1/promote", "/v1/follow", "/v1/fence").contains(path)) {
-                send(exchange, 404, error("NOT_FOUND", "no " + path + "; the API is /v1/status, /v1/promote, /v1/follow, /v1/fence"));
-                return;
+                send(response, callback, 404, error("NOT_FOUND", "no " + path + "; the API is /v1/status, /v1/promote, /v1/follow, /v1/fence"));
+                return true;
             }
             if (!expected.equals(method)) {
-                exchange.getResponseHeaders().set("Allow", expected);
-                send(exchange, 405, error("METHOD_NOT_ALLOWED", path + " takes " + expected + ", not " + method));
-                return;
+                response.getHeaders().put(HttpHeader.ALLOW, expected);
+                send(response, callback, 405, error("METHOD_NOT_ALLOWED", path + " takes " + expected + ", not " + method));
+                return true;
             }
+            if ("GET".equals(method)) {
+                answer(path, null, response, callback);
+                return true;
+            }
+            if (request.getLength() > MAX_BODY) { // refused before reading a byte of it
+                send(response, callback, 400, error("BAD_REQUEST", "body larger than " + MAX_BODY + " bytes"));
+                return true;
+            }
+            new BodyReader(request, bytes -> answer(path, bytes, response, callback),
+                    () -> send(response, callback, 400, error("BAD_REQUEST", "body larger than " + MAX_BODY + " bytes")),
+                    callback::failed).run();
+            return true;
+        }
+    }
+
+    /**
+     * Gathers a request body as it arrives, up to {@link #MAX_BODY} bytes, without a thread waiting on a slow
+     * sender (Jetty's read/demand loop); a body that stalls is ended by the connection's timeouts (HttpEndpoints).
+     */
+    private static final class BodyReader implements Runnable {
+        private final Request request;
+        private final java.util.function.Consumer<byte[]> onBody;
+        private final Runnable onTooLarge;
+        private final java.util.function.Consumer<Throwable> onFailure;
+        private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+
+        BodyReader(Request request, java.util.function.Consumer<byte[]> onBody, Runnable onTooLarge,
+                   java.util.function.Consumer<Throwable> onFailure) {
+            this.request = request;
+            this.onBody = onBody;
+            this.onTooLarge = onTooLarge;
+            this.onFailure = onFailure;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Content.Chunk chunk = request.read();
+                if (chunk == null) {
+                    request.demand(this);
+                    return;
+                }
+                if (Content.Chunk.isFailure(chunk)) {
+                    onFailure.accept(chunk.getFailure());
+                    return;
+                }
+                ByteBuffer data = chunk.getByteBuffer();
+                boolean tooLarge = bytes.size() + data.remaining() > MAX_BODY;
+                if (!tooLarge) {
+                    byte[] part = new byte[data.remaining()];
+                    data.get(part);
+                    bytes.writeBytes(part);
+                }
+                boolean last = chunk.isLast();
+                chunk.release();
+                if (tooLarge) {
+                    onTooLarge.run();
+                    return;
+                }
+                if (last) {
+                    onBody.accept(bytes.toByteArray());
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Acts on {@code path} with its request {@code bytes} (null for GET) and answers. */
+    private void answer(String path, byte[] bytes, Response response, Callback callback) {
+        int status;
+        byte[] json;
+        synchronized (control) {
             try {
-                NodeStatus status = switch (path) {
+                NodeStatus nodeStatus = switch (path) {
                     case "/v1/promote" -> {
-                        JsonNode body = body(exchange, Set.of("term"));
+                        JsonNode body = body(bytes, Set.of("term"));
                         node.promote(term(body));
                         yield node.status();
                     }
                     case "/v1/follow" -> {
-                        JsonNode body = body(exchange, Set.of("leader", "term"));
+                        JsonNode body = body(bytes, Set.of("leader", "term"));
                         String leader = leader(body);
                         node.follow(leader, term(body));
                         yield node.status();
                     }
                     case "/v1/fence" -> {
-                        node.fence(term(body(exchange, Set.of("term"))));
+                        node.fence(term(body(bytes, Set.of("term"))));
                         yield node.status();
                     }
                     default -> node.status();
                 };
-                send(exchange, 200, JSON.writeValueAsBytes(status));
+                status = 200;
+                json = JSON.writeValueAsBytes(nodeStatus);
             } catch (BadRequest e) {
-                send(exchange, 400, error(e.code, e.getMessage()));
+                status = 400;
+                json = error(e.code, e.getMessage());
             } catch (StaleTermException e) {
-                send(exchange, 409, error("STALE_TERM", e.getMessage()));
+                status = 409;
+                json = error("STALE_TERM", e.getMessage());
             } catch (IllegalArgumentException e) { // NodeControl.follow: not a configured peer, or this node
-                send(exchange, 400, error("UNKNOWN_PEER", e.getMessage()));
+                status = 400;
+                json = error("UNKNOWN_PEER", e.getMessage());
             } catch (ReplicationException | IllegalStateException e) {
-                send(exchange, 503, error("NODE_ERROR", String.valueOf(e.getMessage())));
-            } catch (RuntimeException e) { // a bug, not a refusal: say so rather than drop the connection
-                send(exchange, 500, error("INTERNAL", e.toString()));
+                status = 503;
+                json = error("NODE_ERROR", String.valueOf(e.getMessage()));
+            } catch (JsonProcessingException | RuntimeException e) { // a bug, not a refusal: say so rather than drop the connection
+                status = 500;
+                json = error("INTERNAL", e.toString());
             }
         }
+        send(response, callback, status, json);
     }
 
     /** The request's JSON object, refusing any field outside {@code allowed}. */
-    private static JsonNode body(HttpExchange exchange, Set<String> allowed) throws IOException {
-        byte[] bytes;
-        try (InputStream in = exchange.getRequestBody()) {
-            bytes = in.readNBytes(MAX_BODY + 1);
-        }
+    private static JsonNode body(byte[] bytes, Set<String> allowed) {
         if (bytes.length > MAX_BODY) {
             throw new BadRequest("BAD_REQUEST", "body larger than " + MAX_BODY + " bytes");
         }
         JsonNode body;
         try {
             body = JSON.readTree(bytes);
-        } catch (JsonProcessingException e) {
-            throw new BadRequest("BAD_REQUEST", "body is not JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new BadRequest("BAD_REQUEST", "body is not JSON: "
+                    + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()));
         }
-        if (body == null || !body.isObject()) {
+        if (body == null || body.isMissingNode() || !body.isObject()) {
             throw new BadRequest("BAD_REQUEST", "body must be a JSON object with " + String.join(", ", allowed));
         }
         for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
@@ -188,18 +261,16 @@ public final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static void send(HttpExchange exchange, int status, byte[] json) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, json.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(json);
-        }
+    private static void send(Response response, Callback callback, int status, byte[] json) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, json.length);
+        response.write(true, ByteBuffer.wrap(json), callback);
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        HttpEndpoints.stop(server);
     }
 
     /** A request the node cannot act on: 400 with {@code code}. */

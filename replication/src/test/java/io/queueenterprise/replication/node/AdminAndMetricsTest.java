@@ -162,6 +162,25 @@ class AdminAndMetricsTest {
         assertEquals(NodeStatus.Role.STANDBY, engine.status().role());
     }
 
+    @Test
+    void oversizedRequestsAreRefused() throws Exception {
+        String auth = "Bearer " + TOKEN;
+        // chunked, so no Content-Length to refuse it by: the limit holds while the body is read
+        HttpResponse<String> chunked = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.adminPort() + "/v1/promote"))
+                .header("Authorization", auth).POST(HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream("x".repeat(5000).getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertError(chunked, 400, "BAD_REQUEST", "body larger than 4096 bytes");
+        // request headers past HttpEndpoints.MAX_REQUEST_HEADER_BYTES, on either port
+        String padding = "p".repeat(HttpEndpoints.MAX_REQUEST_HEADER_BYTES);
+        assertEquals(431, http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.adminPort() + "/v1/status"))
+                .header("Authorization", auth).header("X-Padding", padding).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(431, http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.metricsPort() + "/healthz"))
+                .header("X-Padding", padding).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(NodeStatus.Role.STANDBY, engine.status().role());
+        assertEquals(200, request("GET", "/v1/status", auth, null).statusCode(), "the endpoint still serves");
+    }
+
     private static void assertError(HttpResponse<String> response, int status, String code, String messageStart) {
         assertEquals(status, response.statusCode(), response.body());
         assertTrue(response.body().contains("\"error\":\"" + code + "\""), response.body());
