@@ -172,7 +172,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             tunedNodes(cluster, context), calibrations, calibrate(cluster, context, recorded.getCalibration()),
             Instant.now().toString());
         cluster.setStatus(status);
-        events.publish(context.getClient(), cluster);
+        events.publish(context.getClient(), cluster, recorded);
         metrics.publish(cluster, status);
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
         return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
