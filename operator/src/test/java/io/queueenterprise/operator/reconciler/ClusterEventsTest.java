@@ -136,6 +136,29 @@ class ClusterEventsTest {
     }
 
     @Test
+    void aNewReasonWhileUnhealthyWarnsAgainOnce() {
+        FailoverExecutor.Outcome steady = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
+        NodeStatusView.Transport down = new NodeStatusView.Transport(false, "Address already in use", 1, "driver closed", "t");
+        QueueClusterStatus healthy = reconcile(new QueueClusterStatus(), nodes("q-0", 3, null, null), steady, "t1");
+        QueueClusterStatus transportDown = reconcile(healthy, nodes("q-0", 3, null, down), steady, "t2");
+        Map<String, ReplicaObservation> corrupted = nodes("q-0", 3, null, null);
+        NodeStatusView.Queue broken = new NodeStatusView.Queue("orders", "CORRUPTED", 5, 5, 5, 0, List.of(), 0, 0,
+            "checksum mismatch", null, null);
+        corrupted.put("q-2", new ReplicaObservation.Reachable("q-2", new NodeStatusView("q-2", "FOLLOWER", 3, "q-0",
+            List.of(broken), null, null, null, List.of())));
+        QueueClusterStatus queueBroken = reconcile(transportDown, corrupted, steady, "t3");
+        QueueClusterStatus stillBroken = reconcile(queueBroken, corrupted, steady, "t4");
+
+        assertEquals("False", queueBroken.getConditions().stream()
+            .filter(c -> c.getType().equals(Conditions.REPLICAS_HEALTHY)).findFirst().orElseThrow().getStatus());
+        ClusterEvents.ClusterEvent first = event(healthy, transportDown, "ReplicaProblem");
+        ClusterEvents.ClusterEvent second = event(transportDown, queueBroken, "ReplicaProblem");
+        assertTrue(second.message().startsWith("QueueNeedsAttention: "), second.message());
+        assertNotEquals(first.key(), second.key(), "another reason, another event");
+        assertFalse(reasons(queueBroken, stillBroken).contains("ReplicaProblem"), "the same reason: no new event");
+    }
+
+    @Test
     void eachQuarantineFolderWarnsOnce() {
         FailoverExecutor.Outcome steady = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
         NodeStatusView.Quarantines one = new NodeStatusView.Quarantines(1, "DIVERGENT", "2026-11-23T09:00:00Z", "/data/orders/quarantine/a", 12);
