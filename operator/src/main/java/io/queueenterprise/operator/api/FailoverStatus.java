@@ -23,6 +23,29 @@ public class FailoverStatus {
     @JsonPropertyDescription("RFC 3339")
     private String startedAt;
 
+    @JsonPropertyDescription("When the operator found the leader lost: the start of the reconcile that planned this"
+        + " election (RFC 3339)")
+    private String detectedAt;
+
+    @JsonPropertyDescription("True for a planned handover from a live leader (rolling update's switchover)")
+    private Boolean planned;
+
+    public String getDetectedAt() {
+        return detectedAt;
+    }
+
+    public void setDetectedAt(String detectedAt) {
+        this.detectedAt = detectedAt;
+    }
+
+    public Boolean getPlanned() {
+        return planned;
+    }
+
+    public void setPlanned(Boolean planned) {
+        this.planned = planned;
+    }
+
     public Phase getPhase() {
         return phase;
     }

@@ -32,6 +32,13 @@ import io.fabric8.generator.annotation.ValidationRule;
     + " || (o.encryption == q.encryption && o.rollCycle == q.rollCycle)))",
     message = "a queue's encryption and rollCycle are immutable: its cycle files and descriptor were written with them",
     fieldPath = ".queues")
+// /dev/shm is a memory-backed emptyDir: its pages count against the container's memory limit, beside the heap and
+// the queues' mapped pages. isQuantity guards leave a malformed value to the fields' own patterns.
+@ValidationRule(value = "!has(self.memory) || !has(self.sharedMemory) || !isQuantity(self.memory)"
+    + " || !isQuantity(self.sharedMemory)"
+    + " || quantity(self.sharedMemory).add(quantity(self.sharedMemory)).compareTo(quantity(self.memory)) <= 0",
+    message = "sharedMemory must be at most half of memory: /dev/shm is memory-backed and counts against the pod's"
+        + " memory limit, and the rest holds the node's JVM and the queues' mapped pages", fieldPath = ".sharedMemory")
 @ValidationRule(value = "!has(self.calibration) || self.pinned",
     message = "calibration requires pinned: true: the figures are rates on exclusive cores, and only a pinned pool"
         + " grants them", fieldPath = ".calibration")
@@ -71,7 +78,8 @@ public class QueueClusterSpec {
     @Default("256Mi")
     @Size(max = 32)
     @Pattern("^[1-9][0-9]*(Ki|Mi|Gi)$")
-    @JsonPropertyDescription("Size of the memory-backed /dev/shm that Aeron's log buffers live in.")
+    @JsonPropertyDescription("Size of the memory-backed /dev/shm that Aeron's log buffers live in; counts against"
+        + " memory, of which it may take at most half.")
     private String sharedMemory = "256Mi";
 
     @Required

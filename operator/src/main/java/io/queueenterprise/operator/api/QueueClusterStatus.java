@@ -36,6 +36,17 @@ public class QueueClusterStatus {
     @JsonPropertyDescription("The calibration Job of the latest spec.calibration.request and its figures")
     private CalibrationStatus calibration;
 
+    @JsonPropertyDescription("The last failover completed (a lost leader replaced) and how long it took")
+    private LastFailover lastFailover;
+
+    public LastFailover getLastFailover() {
+        return lastFailover;
+    }
+
+    public void setLastFailover(LastFailover lastFailover) {
+        this.lastFailover = lastFailover;
+    }
+
     public CalibrationStatus getCalibration() {
         return calibration;
     }

@@ -11,9 +11,16 @@ import io.queueenterprise.operator.api.ReplicaStatus;
 /**
  * The Kubernetes Events a QueueCluster's status calls for (what {@code kubectl describe qc} and
  * {@code kubectl get events} show): a leader in place at a new term, replicas turning unhealthy or healthy again,
- * excerpts moved to quarantine. Pure, from the status alone: each event carries a key naming the one occurrence it
- * reports (the term; the condition's transition; the quarantine folder), so that {@link EventPublisher} writes it
- * once however many reconciles see it, and an operator that restarts does not write it again.
+ * excerpts moved to quarantine. Pure, from the status a reconcile read and the one it built: each event carries a key
+ * naming the one occurrence it reports (the term; the condition's transition; the quarantine folder), so that
+ * {@link EventPublisher} writes it once however many reconciles see it, and an operator that restarts does not write
+ * it again.
+ * <p>
+ * A condition's transition is named after the persisted state it leaves (status, reason and that state's
+ * {@code lastTransitionTime}), never after the new {@code lastTransitionTime}: that one is the reconcile's clock, and
+ * a reconcile whose status patch fails (409: the failover's term write got there first) is retried a second later
+ * from the same persisted state with another clock. Named after what it left, the retry reports the same occurrence
+ * under the same name.
  */
 public final class ClusterEvents {
     private ClusterEvents() {
@@ -23,16 +30,23 @@ public final class ClusterEvents {
     public record ClusterEvent(String type, String reason, String message, String key) {
     }
 
-    public static List<ClusterEvent> of(QueueClusterStatus status) {
+    /**
+     * @param previous the status the reconcile read (the persisted one), never null
+     * @param status   the status it built
+     */
+    public static List<ClusterEvent> of(QueueClusterStatus previous, QueueClusterStatus status) {
         List<ClusterEvent> events = new ArrayList<>();
         leaderInPlace(status, events);
-        Condition healthy = status.getConditions() == null ? null : status.getConditions().stream()
-            .filter(c -> Conditions.REPLICAS_HEALTHY.equals(c.getType())).findFirst().orElse(null);
-        if (healthy != null && "False".equals(healthy.getStatus())) {
+        Condition was = replicasHealthy(previous);
+        Condition healthy = replicasHealthy(status);
+        String left = was == null ? "none" : was.getStatus() + "/" + was.getReason() + "/" + was.getLastTransitionTime();
+        boolean statusChanged = healthy != null && (was == null || !was.getStatus().equals(healthy.getStatus()));
+        if (healthy != null && "False".equals(healthy.getStatus())
+            && (statusChanged || !String.valueOf(was.getReason()).equals(healthy.getReason()))) {
             events.add(new ClusterEvent("Warning", "ReplicaProblem", healthy.getReason() + ": " + healthy.getMessage(),
-                "unhealthy/" + healthy.getReason() + "/" + healthy.getLastTransitionTime()));
-        } else if (healthy != null && "True".equals(healthy.getStatus())) {
-            events.add(new ClusterEvent("Normal", "ReplicasHealthy", healthy.getMessage(), "healthy/" + healthy.getLastTransitionTime()));
+                "unhealthy/" + healthy.getReason() + "/after/" + left));
+        } else if (healthy != null && "True".equals(healthy.getStatus()) && statusChanged) {
+            events.add(new ClusterEvent("Normal", "ReplicasHealthy", healthy.getMessage(), "healthy/after/" + left));
         }
         if (status.getReplicas() != null) {
             for (ReplicaStatus replica : status.getReplicas()) {
@@ -43,6 +57,11 @@ public final class ClusterEvents {
             }
         }
         return events;
+    }
+
+    private static Condition replicasHealthy(QueueClusterStatus status) {
+        return status.getConditions() == null ? null : status.getConditions().stream()
+            .filter(c -> Conditions.REPLICAS_HEALTHY.equals(c.getType())).findFirst().orElse(null);
     }
 
     /** The leader the status records answers as leader at the recorded term: once per term. */

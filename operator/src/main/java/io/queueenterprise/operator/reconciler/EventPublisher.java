@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.queueenterprise.operator.api.QueueCluster;
+import io.queueenterprise.operator.api.QueueClusterStatus;
 
 /**
  * Writes {@link ClusterEvents} as core/v1 Events regarding the QueueCluster. An event's name is derived from its
@@ -42,10 +43,10 @@ public final class EventPublisher {
         }
     });
 
-    /** Every event {@code cluster}'s status calls for ({@link ClusterEvents#of}) not written yet. */
-    public void publish(KubernetesClient client, QueueCluster cluster) {
+    /** Every event {@code cluster}'s new status calls for after {@code previous} ({@link ClusterEvents#of}) not written yet. */
+    public void publish(KubernetesClient client, QueueCluster cluster, QueueClusterStatus previous) {
         if (cluster.getStatus() != null) {
-            ClusterEvents.of(cluster.getStatus()).forEach(event -> publish(client, cluster, event));
+            ClusterEvents.of(previous, cluster.getStatus()).forEach(event -> publish(client, cluster, event));
         }
     }
 

@@ -6,9 +6,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.queueenterprise.operator.api.Calibration;
 import io.queueenterprise.operator.api.CalibrationStatus;
+import io.queueenterprise.operator.api.LastFailover;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.api.QueueProgress;
@@ -23,6 +25,9 @@ public final class OperatorMetrics {
     private static final List<String> VERDICTS = List.of("ok", "unreachable", "time-limit");
     private final Counter reconciliations;
     private final Counter failovers;
+    private final Histogram failoverSeconds;
+    /** The term of each (namespace, cluster)'s failover last observed: a reconcile retried after a 409 observes none again. */
+    private final Map<List<String>, Long> observedFailoverTerms = new ConcurrentHashMap<>();
     private final Gauge term;
     private final Gauge condition;
     private final Gauge conditionReason;
@@ -39,6 +44,11 @@ public final class OperatorMetrics {
             .help("QueueCluster reconciliations by result").labelNames("namespace", "cluster", "result").register(registry);
         failovers = Counter.builder().name("queue_enterprise_operator_failovers_total")
             .help("Leaders replaced by the operator").labelNames("namespace", "cluster").register(registry);
+        failoverSeconds = Histogram.builder().name("queue_enterprise_operator_failover_seconds")
+            .help("Failovers the operator completed (a lost leader replaced), from the leader found lost to the new leader"
+                + " in status; status.lastFailover holds the last one")
+            .classicOnly().classicUpperBounds(0.25, 0.5, 1, 2, 5, 10, 30, 60, 120)
+            .labelNames("namespace", "cluster").register(registry);
         term = Gauge.builder().name("queue_enterprise_cluster_term")
             .help("Highest leadership term the operator issued").labelNames("namespace", "cluster").register(registry);
         condition = Gauge.builder().name("queue_enterprise_cluster_condition")
@@ -73,6 +83,22 @@ public final class OperatorMetrics {
 
     void failover(QueueCluster cluster) {
         failovers.labelValues(namespace(cluster), name(cluster)).inc();
+    }
+
+    /** A failover completed (StatusModel.failoverCompletedNow): observed once per term, when its duration is known. */
+    void failoverCompleted(QueueCluster cluster, LastFailover completed) {
+        if (completed.getDurationSeconds() == null || completed.getTerm() == null) {
+            return;
+        }
+        long term = completed.getTerm();
+        boolean[] first = {false};
+        observedFailoverTerms.compute(List.of(namespace(cluster), name(cluster)), (key, before) -> {
+            first[0] = before == null || before < term;
+            return first[0] ? term : before;
+        });
+        if (first[0]) {
+            failoverSeconds.labelValues(namespace(cluster), name(cluster)).observe(completed.getDurationSeconds());
+        }
     }
 
     void publish(QueueCluster cluster, QueueClusterStatus status) {

@@ -35,6 +35,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.queueenterprise.operator.api.Calibration;
 import io.queueenterprise.operator.api.CalibrationRequest;
 import io.queueenterprise.operator.api.CalibrationStatus;
+import io.queueenterprise.operator.api.LastFailover;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.failover.AdminClient;
@@ -106,6 +107,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
 
     @Override
     public UpdateControl<QueueCluster> reconcile(QueueCluster cluster, Context<QueueCluster> context) {
+        String started = Instant.now().toString();   // a failover planned below is timed from here
         ClusterNames names = ClusterNames.of(cluster);
         QueueClusterStatus previous = cluster.getStatus() != null ? cluster.getStatus() : new QueueClusterStatus();
         List<String> replicas = StatusModel.replicas(cluster);
@@ -156,9 +158,9 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             LOG.info("{}/{}: electing {} at term {}: {}", names.namespace(), names.cluster(), elect.candidate(), elect.term(), elect.why());
         }
         FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, clients,
-            new StatusElectionRecorder(context.getClient(), cluster, metrics));
+            new StatusElectionRecorder(context.getClient(), cluster, metrics, started, false));
         if (plan instanceof Plan.Steady steady) {
-            outcome = rollingUpdate(cluster, context, steady, pods, clients, observations, outcome);
+            outcome = rollingUpdate(cluster, context, steady, pods, clients, observations, outcome, started);
         }
         String monitoringProblem = PodMonitorDependentResource.reconcile(cluster, context.getClient());
         if (monitoringProblem != null) {
@@ -172,8 +174,14 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             tunedNodes(cluster, context), calibrations, calibrate(cluster, context, recorded.getCalibration()),
             Instant.now().toString());
         cluster.setStatus(status);
-        events.publish(context.getClient(), cluster);
+        events.publish(context.getClient(), cluster, recorded);
         metrics.publish(cluster, status);
+        LastFailover completed = StatusModel.failoverCompletedNow(recorded, status);
+        if (completed != null) {
+            LOG.info("{}/{}: failover at term {}: {} -> {} in {} s (leader found lost -> new leader in status)", names.namespace(),
+                names.cluster(), completed.getTerm(), completed.getFrom(), completed.getTo(), completed.getDurationSeconds());
+            metrics.failoverCompleted(cluster, completed);
+        }
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
         return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
     }
@@ -214,7 +222,8 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
     /** One step of a rolling update, only from a steady cluster (RollingUpdatePlanner). */
     private FailoverExecutor.Outcome rollingUpdate(QueueCluster cluster, Context<QueueCluster> context, Plan.Steady steady,
                                                    Map<String, Pod> pods, Map<String, AdminClient> clients,
-                                                   Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome steadyOutcome) {
+                                                   Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome steadyOutcome,
+                                                   String started) {
         Optional<StatefulSet> set = context.getSecondaryResource(StatefulSet.class);
         String updateRevision = set.map(s -> s.getStatus() == null ? null : s.getStatus().getUpdateRevision()).orElse(null);
         if (updateRevision == null) {
@@ -239,7 +248,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         } else if (step instanceof RollingUpdatePlanner.Switchover switchover) {
             LOG.info("{}/{}: rolling update: {}", names.namespace(), names.cluster(), switchover.plan().why());
             return FailoverExecutor.switchover(switchover.plan(), StatusModel.queues(cluster), clients,
-                new StatusElectionRecorder(context.getClient(), cluster, metrics));
+                new StatusElectionRecorder(context.getClient(), cluster, metrics, started, true));
         }
         return steadyOutcome;
     }

@@ -23,10 +23,20 @@ final class StatusElectionRecorder implements ElectionRecorder {
     private final QueueCluster cluster;
     private final OperatorMetrics metrics;
 
-    StatusElectionRecorder(KubernetesClient client, QueueCluster cluster, OperatorMetrics metrics) {
+    private final String detectedAt;
+    private final boolean planned;
+
+    /**
+     * @param detectedAt when this reconcile began, having found what it acts on (a lost leader; a stale revision)
+     * @param planned    a rolling update's switchover from a live leader, not a failover
+     */
+    StatusElectionRecorder(KubernetesClient client, QueueCluster cluster, OperatorMetrics metrics, String detectedAt,
+                           boolean planned) {
         this.client = client;
         this.cluster = cluster;
         this.metrics = metrics;
+        this.detectedAt = detectedAt;
+        this.planned = planned;
     }
 
     @Override
@@ -48,6 +58,8 @@ final class StatusElectionRecorder implements ElectionRecorder {
         failover.setFormerLeader(plan.formerLeader());
         failover.setCandidate(plan.candidate());
         failover.setStartedAt(Instant.now().toString());
+        failover.setDetectedAt(detectedAt);
+        failover.setPlanned(planned ? Boolean.TRUE : null);
         status.setTerm(plan.term());
         status.setFailover(failover);
         status.setConditions(failingOver(status, plan, fresh.getMetadata().getGeneration()));

@@ -1,5 +1,8 @@
 package io.queueenterprise.operator.reconciler;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -10,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.queueenterprise.operator.api.Calibration;
 import io.queueenterprise.operator.api.CalibrationStatus;
 import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.LastFailover;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.api.QueueProgress;
@@ -54,7 +58,10 @@ public final class StatusModel {
         status.setObservedGeneration(generation);
         status.setTerm(Math.max(previous.getTerm() == null ? 0 : previous.getTerm(), outcome.term()));
         status.setLeader(outcome.leaderInPlace() ? outcome.leader() : previous.getLeader());
+        boolean failoverInProgress = previous.getFailover() != null && previous.getFailover().getPhase() != FailoverStatus.Phase.COMPLETED;
         status.setFailover(failover(previous.getFailover(), outcome));
+        status.setLastFailover(failoverInProgress && status.getFailover().getPhase() == FailoverStatus.Phase.COMPLETED
+            ? lastFailover(status.getFailover(), previous.getLastFailover(), now) : previous.getLastFailover());
         status.setCalibration(calibrationJob);
         NodeStatusView leader = outcome.leaderInPlace() && observations.get(outcome.leader()) instanceof ReplicaObservation.Reachable l
             ? l.status() : null;
@@ -127,6 +134,40 @@ public final class StatusModel {
             previous.setCandidate(outcome.leader());
         }
         return previous;
+    }
+
+    /**
+     * The failover that completed this reconcile, timed from {@code detectedAt} (the start of the reconcile that found
+     * the leader lost) to {@code now} (this reconcile, whose status patch puts the new leader in status); a planned
+     * switchover or a first election (no former leader) leaves the previous one. Without readable times (an older
+     * operator's failover status) the duration is not known.
+     */
+    private static LastFailover lastFailover(FailoverStatus completed, LastFailover previous, String now) {
+        if (Boolean.TRUE.equals(completed.getPlanned()) || completed.getFormerLeader() == null
+            || completed.getFormerLeader().equals(completed.getCandidate())) {
+            return previous;
+        }
+        return new LastFailover(seconds(completed.getDetectedAt(), now), now, completed.getFormerLeader(),
+            completed.getCandidate(), completed.getTerm());
+    }
+
+    /** Milliseconds' precision; null when either time is missing or not RFC 3339. */
+    static Double seconds(String from, String to) {
+        if (from == null || to == null) {
+            return null;
+        }
+        try {
+            return Duration.between(Instant.parse(from), Instant.parse(to)).toMillis() / 1000.0;
+        } catch (DateTimeParseException unreadable) {
+            return null;
+        }
+    }
+
+    /** The failover {@code status} completed after {@code previous} (what the reconcile read), or null: once per term. */
+    public static LastFailover failoverCompletedNow(QueueClusterStatus previous, QueueClusterStatus status) {
+        LastFailover last = status.getLastFailover();
+        LastFailover before = previous.getLastFailover();
+        return last != null && (before == null || !java.util.Objects.equals(before.getTerm(), last.getTerm())) ? last : null;
     }
 
     private static Long lag(NodeStatusView leader, String replica, String queue) {

@@ -301,6 +301,9 @@ class HelmChartTest {
         Set<String> exported = registry.scrape().stream()
             .flatMap(snapshot -> {
                 String name = snapshot.getMetadata().getPrometheusName();
+                if (snapshot.getClass().getSimpleName().startsWith("Histogram")) {
+                    return java.util.stream.Stream.of(name + "_bucket", name + "_sum", name + "_count");
+                }
                 return snapshot.getClass().getSimpleName().startsWith("Counter") ? java.util.stream.Stream.of(name + "_total")
                     : java.util.stream.Stream.of(name);
             })

@@ -221,6 +221,7 @@ class ChartRbacIT {
         spec.setQueues(List.of(queue));
         spec.setReplicas(1);
         spec.setMemory("256Mi");
+        spec.setSharedMemory("64Mi");   // at most half of memory (CEL)
         StorageSpec storage = new StorageSpec();
         storage.setSize("1Gi");
         spec.setStorage(storage);

@@ -59,6 +59,7 @@ import io.queueenterprise.operator.QueueEnterpriseOperator;
 import io.queueenterprise.operator.api.AckMode;
 import io.queueenterprise.operator.api.Encryption;
 import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.LastFailover;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterSpec;
 import io.queueenterprise.operator.api.QueueClusterStatus;
@@ -224,6 +225,7 @@ class NodeInPodsIT {
         long formerTerm = before.getStatus().getTerm();
         assertFalse(acknowledged.isEmpty(), "the first test appended");
 
+        long deleted = System.nanoTime();
         client.pods().inNamespace(namespace).withName(formerLeader).withGracePeriod(0).delete();   // SIGKILL, no goodbye
 
         QueueCluster failedOver = waitFor("a new leader under a term above " + formerTerm, cluster -> cluster.getStatus() != null
@@ -236,6 +238,15 @@ class NodeInPodsIT {
         assertEquals(formerLeader, failover.getFormerLeader());
         assertEquals(status.getLeader(), failover.getCandidate());
         String newLeader = status.getLeader();
+        double seenInStatus = (System.nanoTime() - deleted) / 1e9;   // polled once a second: an upper bound
+        // the operator's own measure, written with the new leader (docs/operator.md: failover time)
+        LastFailover last = status.getLastFailover();
+        assertNotNull(last, "status.lastFailover is written with the new leader");
+        assertEquals(List.of(formerLeader, newLeader, status.getTerm()), List.of(last.getFrom(), last.getTo(), last.getTerm()));
+        assertNotNull(last.getDurationSeconds(), "the failover is timed");
+        // not a performance bound: a reconcile that began just before the delete may time from its own start
+        assertTrue(last.getDurationSeconds() > 0 && last.getDurationSeconds() < seenInStatus + 30,
+            "a duration, not a clock mix-up: " + last.getDurationSeconds() + " s, seen in status after " + seenInStatus + " s");
 
         // the restarted former leader is re-pointed: every replica follows the new leader at the new term
         QueueCluster ready = waitFor("the cluster Ready again under the new leader", cluster -> ready(cluster)
@@ -247,6 +258,11 @@ class NodeInPodsIT {
             clusterEvents("LeaderElected").stream().filter(m -> m.contains(" at term " + ready.getStatus().getTerm() + ",")).toList());
 
         append(newLeader, 20, "second");
+        double acknowledgedAfter = (System.nanoTime() - deleted) / 1e9;
+        System.err.printf("[NodeInPodsIT] failover: %s -> %s at term %d: status.lastFailover.durationSeconds %.3f s (leader found"
+                + " lost -> new leader in status); the test saw it in status within %.1f s of the pod delete (polled each second);"
+                + " 20 writes acknowledged by the new leader %.1f s after the delete (kubectl exec and the client's JVM start"
+                + " included)%n", formerLeader, newLeader, last.getTerm(), last.getDurationSeconds(), seenInStatus, acknowledgedAfter);
         long lastAcknowledged = lastAcknowledged();
         waitFor("every replica's durable index at " + lastAcknowledged, cluster -> everyReplicaHolds(cluster, lastAcknowledged));
         assertHoldsEveryAcknowledged(formerLeader);   // the killed leader's pod, back as a follower

@@ -237,6 +237,7 @@ class OperatorDeploymentIT {
         spec.setPinned(false);
         spec.setCoresPerReplica("100m");
         spec.setMemory("256Mi");
+        spec.setSharedMemory("64Mi");   // at most half of memory (CEL)
         StorageSpec storage = new StorageSpec();
         storage.setSize("1Gi");
         storage.setStorageClassName("qe-it-no-volume");   // stays Pending: this test is about the operator

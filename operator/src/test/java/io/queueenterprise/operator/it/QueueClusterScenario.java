@@ -181,9 +181,29 @@ abstract class QueueClusterScenario {
             neither.setRequest(null);   // atFirstStart defaults to false: nothing asked
             spec.setCalibration(neither);
         }), "spec.calibration", "calibration needs a request token");
+        assertRefused(with(spec -> {
+            spec.setMemory("256Mi");
+            spec.setSharedMemory("4Gi");
+        }), "spec.sharedMemory", "sharedMemory must be at most half of memory");
+        assertRefused(with(spec -> {
+            spec.setMemory("1Gi");
+            spec.setSharedMemory("768Mi");
+        }), "spec.sharedMemory", "sharedMemory must be at most half of memory");
         // OpenAPI, before CEL
         assertRefused(with(spec -> spec.setReplicas(0)), "spec.replicas", "should be greater than or equal to 1");
         assertRefused(with(spec -> spec.getQueues().get(0).setName("Orders_1")), "spec.queues[0].name", "should match");
+    }
+
+    @Test
+    void sharedMemoryMayTakeHalfOfMemoryInAnyUnit() {
+        assertNotNull(clusters().inNamespace(namespace).resource(with(spec -> {
+            spec.setMemory("1Gi");
+            spec.setSharedMemory("512Mi");
+        })).dryRun().create());
+        assertNotNull(clusters().inNamespace(namespace).resource(with(spec -> {
+            spec.setMemory("2G");            // 2,000,000,000 bytes
+            spec.setSharedMemory("953Mi");   // 999,292,928 bytes
+        })).dryRun().create());
     }
 
     @Test

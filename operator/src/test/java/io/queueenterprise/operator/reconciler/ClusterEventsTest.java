@@ -41,12 +41,17 @@ class ClusterEventsTest {
         return StatusModel.build(StatusModelTest.cluster("1"), previous, REPLICAS, observations, outcome, 0, Map.of(), now);
     }
 
-    private static List<String> reasons(QueueClusterStatus status) {
-        return ClusterEvents.of(status).stream().map(ClusterEvents.ClusterEvent::reason).toList();
+    /** The events a reconcile that read {@code previous} and built {@code status} writes. */
+    private static List<ClusterEvents.ClusterEvent> eventsOf(QueueClusterStatus previous, QueueClusterStatus status) {
+        return ClusterEvents.of(previous, status);
     }
 
-    private static ClusterEvents.ClusterEvent event(QueueClusterStatus status, String reason) {
-        return ClusterEvents.of(status).stream().filter(e -> e.reason().equals(reason)).findFirst().orElseThrow();
+    private static List<String> reasons(QueueClusterStatus previous, QueueClusterStatus status) {
+        return eventsOf(previous, status).stream().map(ClusterEvents.ClusterEvent::reason).toList();
+    }
+
+    private static ClusterEvents.ClusterEvent event(QueueClusterStatus previous, QueueClusterStatus status, String reason) {
+        return eventsOf(previous, status).stream().filter(e -> e.reason().equals(reason)).findFirst().orElseThrow();
     }
 
     @Test
@@ -54,9 +59,10 @@ class ClusterEventsTest {
         FailoverExecutor.Outcome term3 = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
         QueueClusterStatus first = reconcile(new QueueClusterStatus(), nodes("q-0", 3, null, null), term3, "t1");
         QueueClusterStatus second = reconcile(first, nodes("q-0", 3, null, null), term3, "t2");
-        assertEquals(List.of("LeaderElected", "ReplicasHealthy"), reasons(first));
-        assertEquals(ClusterEvents.of(first), ClusterEvents.of(second), "the same occurrences, the same keys: written once");
-        assertEquals("q-0 leads at term 3", event(first, "LeaderElected").message());
+        assertEquals(List.of("LeaderElected", "ReplicasHealthy"), reasons(new QueueClusterStatus(), first));
+        assertEquals(List.of(event(new QueueClusterStatus(), first, "LeaderElected")), eventsOf(first, second),
+            "the same term, the same key (written once); no transition, no health event");
+        assertEquals("q-0 leads at term 3", event(new QueueClusterStatus(), first, "LeaderElected").message());
 
         FailoverStatus failover = new FailoverStatus();
         failover.setTerm(4L);
@@ -66,9 +72,9 @@ class ClusterEventsTest {
         second.setFailover(failover);
         QueueClusterStatus afterFailover = reconcile(second, nodes("q-1", 4, null, null),
             new FailoverExecutor.Outcome("q-1", 4, true, List.of()), "t3");
-        ClusterEvents.ClusterEvent elected = event(afterFailover, "LeaderElected");
+        ClusterEvents.ClusterEvent elected = event(second, afterFailover, "LeaderElected");
         assertEquals("q-1 leads at term 4, taking over from q-0", elected.message());
-        assertNotEquals(event(first, "LeaderElected").key(), elected.key());
+        assertNotEquals(event(new QueueClusterStatus(), first, "LeaderElected").key(), elected.key());
     }
 
     @Test
@@ -77,7 +83,8 @@ class ClusterEventsTest {
         observations.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 not found"));
         QueueClusterStatus status = reconcile(new QueueClusterStatus(), observations,
             new FailoverExecutor.Outcome("q-0", 3, true, List.of()), "t1");
-        assertFalse(reasons(status).contains("LeaderElected"), reasons(status).toString());
+        List<String> reasons = reasons(new QueueClusterStatus(), status);
+        assertFalse(reasons.contains("LeaderElected"), reasons.toString());
     }
 
     @Test
@@ -90,13 +97,65 @@ class ClusterEventsTest {
         QueueClusterStatus healedAgain = reconcile(stillBroken, nodes("q-0", 3, null, null), steady, "t4");
         QueueClusterStatus brokenAgain = reconcile(healedAgain, nodes("q-0", 3, null, down), steady, "t5");
 
-        ClusterEvents.ClusterEvent warning = event(broken, "ReplicaProblem");
+        ClusterEvents.ClusterEvent warning = event(healthy, broken, "ReplicaProblem");
         assertEquals("Warning", warning.type());
         assertEquals("TransportDown: q-1: transport down: Address already in use", warning.message());
-        assertEquals(warning, event(stillBroken, "ReplicaProblem"), "one transition, one event");
-        assertEquals("Normal", event(healedAgain, "ReplicasHealthy").type());
-        assertNotEquals(event(healthy, "ReplicasHealthy").key(), event(healedAgain, "ReplicasHealthy").key());
-        assertNotEquals(warning.key(), event(brokenAgain, "ReplicaProblem").key(), "a new transition, a new event");
+        assertFalse(reasons(broken, stillBroken).contains("ReplicaProblem"), "one transition, one event");
+        assertEquals("Normal", event(stillBroken, healedAgain, "ReplicasHealthy").type());
+        assertNotEquals(event(new QueueClusterStatus(), healthy, "ReplicasHealthy").key(),
+            event(stillBroken, healedAgain, "ReplicasHealthy").key());
+        assertNotEquals(warning.key(), event(healedAgain, brokenAgain, "ReplicaProblem").key(), "a new transition, a new event");
+    }
+
+    /**
+     * The failover's term write (StatusElectionRecorder) lands between a reconcile's read and its status patch: the
+     * patch fails with 409 and the reconcile is retried a second later from the same persisted conditions. The
+     * replicas turning healthy is one occurrence: one Event name, whichever of the two reconciles writes it.
+     */
+    @Test
+    void aReconcileRetriedAfterAStatusConflictReportsTheSameTransitionUnderTheSameName() {
+        QueueCluster cluster = new QueueCluster();
+        cluster.setMetadata(new ObjectMetaBuilder().withName("orders").withNamespace("ns").withUid("u-1").build());
+        FailoverExecutor.Outcome steady = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
+        NodeStatusView.Transport down = new NodeStatusView.Transport(false, "Address already in use", 1, "driver closed", "t");
+        QueueClusterStatus persisted = reconcile(new QueueClusterStatus(), nodes("q-0", 3, null, down), steady,
+            "2026-11-26T10:00:00Z");
+
+        QueueClusterStatus conflicted = reconcile(persisted, nodes("q-0", 3, null, null), steady, "2026-11-26T10:00:10Z");
+        // its patch is refused (409); the retry reads the same conditions again, one second later
+        QueueClusterStatus retried = reconcile(persisted, nodes("q-0", 3, null, null), steady, "2026-11-26T10:00:11Z");
+        QueueClusterStatus next = reconcile(retried, nodes("q-0", 3, null, null), steady, "2026-11-26T10:00:21Z");
+
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (QueueClusterStatus[] reconciled : List.of(new QueueClusterStatus[] {persisted, conflicted},
+            new QueueClusterStatus[] {persisted, retried}, new QueueClusterStatus[] {retried, next})) {
+            eventsOf(reconciled[0], reconciled[1]).stream().filter(e -> e.reason().equals("ReplicasHealthy"))
+                .forEach(e -> names.add(EventPublisher.eventName(cluster, e.key())));
+        }
+        assertEquals(1, names.size(), "one transition to healthy, one Event name: " + names);
+    }
+
+    @Test
+    void aNewReasonWhileUnhealthyWarnsAgainOnce() {
+        FailoverExecutor.Outcome steady = new FailoverExecutor.Outcome("q-0", 3, true, List.of());
+        NodeStatusView.Transport down = new NodeStatusView.Transport(false, "Address already in use", 1, "driver closed", "t");
+        QueueClusterStatus healthy = reconcile(new QueueClusterStatus(), nodes("q-0", 3, null, null), steady, "t1");
+        QueueClusterStatus transportDown = reconcile(healthy, nodes("q-0", 3, null, down), steady, "t2");
+        Map<String, ReplicaObservation> corrupted = nodes("q-0", 3, null, null);
+        NodeStatusView.Queue broken = new NodeStatusView.Queue("orders", "CORRUPTED", 5, 5, 5, 0, List.of(), 0, 0,
+            "checksum mismatch", null, null);
+        corrupted.put("q-2", new ReplicaObservation.Reachable("q-2", new NodeStatusView("q-2", "FOLLOWER", 3, "q-0",
+            List.of(broken), null, null, null, List.of())));
+        QueueClusterStatus queueBroken = reconcile(transportDown, corrupted, steady, "t3");
+        QueueClusterStatus stillBroken = reconcile(queueBroken, corrupted, steady, "t4");
+
+        assertEquals("False", queueBroken.getConditions().stream()
+            .filter(c -> c.getType().equals(Conditions.REPLICAS_HEALTHY)).findFirst().orElseThrow().getStatus());
+        ClusterEvents.ClusterEvent first = event(healthy, transportDown, "ReplicaProblem");
+        ClusterEvents.ClusterEvent second = event(transportDown, queueBroken, "ReplicaProblem");
+        assertTrue(second.message().startsWith("QueueNeedsAttention: "), second.message());
+        assertNotEquals(first.key(), second.key(), "another reason, another event");
+        assertFalse(reasons(queueBroken, stillBroken).contains("ReplicaProblem"), "the same reason: no new event");
     }
 
     @Test
@@ -107,12 +166,12 @@ class ClusterEventsTest {
         QueueClusterStatus first = reconcile(new QueueClusterStatus(), nodes("q-0", 3, one, null), steady, "t1");
         QueueClusterStatus again = reconcile(first, nodes("q-0", 3, one, null), steady, "t2");
         QueueClusterStatus another = reconcile(again, nodes("q-0", 3, two, null), steady, "t3");
-        ClusterEvents.ClusterEvent quarantined = event(first, "Quarantined");
+        ClusterEvents.ClusterEvent quarantined = event(new QueueClusterStatus(), first, "Quarantined");
         assertEquals("Warning", quarantined.type());
         assertEquals("q-2 orders: excerpts moved aside, DIVERGENT at 2026-11-23T09:00:00Z, 12 excerpt(s) in /data/orders/quarantine/a"
             + " (1 folder(s) held; never served nor deleted by the node)", quarantined.message());
-        assertEquals(quarantined, event(again, "Quarantined"));
-        assertNotEquals(quarantined.key(), event(another, "Quarantined").key());
+        assertEquals(quarantined, event(first, again, "Quarantined"));
+        assertNotEquals(quarantined.key(), event(again, another, "Quarantined").key());
     }
 
     @Test

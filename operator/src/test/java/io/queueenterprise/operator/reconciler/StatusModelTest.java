@@ -2,6 +2,7 @@ package io.queueenterprise.operator.reconciler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,8 +14,12 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.queueenterprise.operator.api.Calibration;
 import io.queueenterprise.operator.api.Encryption;
+import io.queueenterprise.operator.api.FailoverStatus;
+import io.queueenterprise.operator.api.LastFailover;
 import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.api.QueueClusterSpec;
 import io.queueenterprise.operator.api.QueueClusterStatus;
@@ -150,5 +155,72 @@ class StatusModelTest {
     void cpuListsParseOrSayWhatIsWrong() {
         assertEquals(5, CpuSet.parse("0,2-4,7").cardinality());
         assertEquals("not a cpu list: \"3-1\"", assertThrows(IllegalArgumentException.class, () -> CpuSet.parse("3-1")).getMessage());
+    }
+
+    private static QueueClusterStatus failingOver(boolean planned) {
+        FailoverStatus failover = new FailoverStatus();
+        failover.setPhase(FailoverStatus.Phase.PROMOTING);
+        failover.setTerm(4L);
+        failover.setFormerLeader("q-0");
+        failover.setCandidate("q-1");
+        failover.setDetectedAt("2026-11-26T10:00:00.000Z");   // the reconcile that found q-0 lost began
+        failover.setStartedAt("2026-11-26T10:00:00.300Z");    // its term write
+        failover.setPlanned(planned ? Boolean.TRUE : null);
+        QueueClusterStatus previous = new QueueClusterStatus();
+        previous.setTerm(4L);
+        previous.setLeader("q-0");
+        previous.setFailover(failover);
+        previous.setLastFailover(new LastFailover(1.5, "2026-11-25T08:00:00Z", "q-2", "q-0", 3L));
+        return previous;
+    }
+
+    @Test
+    void aFailoverIsTimedFromTheLeaderFoundLostToTheNewLeaderInStatusOnce() {
+        FailoverExecutor.Outcome promoted = new FailoverExecutor.Outcome("q-1", 4, true, List.of());
+        QueueClusterStatus previous = failingOver(false);
+        QueueClusterStatus completed = StatusModel.build(cluster("1"), previous, REPLICAS, healthy("1", "2", "3"), promoted, 3,
+            Map.of(), "2026-11-26T10:00:00.810Z");
+        LastFailover last = completed.getLastFailover();
+        assertEquals(0.81, last.getDurationSeconds(), 1e-9, "from detectedAt, not from the term write");
+        assertEquals("2026-11-26T10:00:00.810Z", last.getAt());
+        assertEquals(List.of("q-0", "q-1", 4L), List.of(last.getFrom(), last.getTo(), last.getTerm()));
+        assertSame(last, StatusModel.failoverCompletedNow(previous, completed));
+
+        QueueClusterStatus later = StatusModel.build(cluster("1"), completed, REPLICAS, healthy("1", "2", "3"), promoted, 3,
+            Map.of(), "2026-11-26T10:00:10.810Z");
+        assertEquals(0.81, later.getLastFailover().getDurationSeconds(), 1e-9, "kept, not timed again");
+        assertNull(StatusModel.failoverCompletedNow(completed, later), "completed once");
+    }
+
+    @Test
+    void aPlannedSwitchoverOrUnreadableTimesDoNotPassForAMeasuredFailover() {
+        FailoverExecutor.Outcome promoted = new FailoverExecutor.Outcome("q-1", 4, true, List.of());
+        QueueClusterStatus previous = failingOver(true);
+        QueueClusterStatus switchedOver = StatusModel.build(cluster("1"), previous, REPLICAS, healthy("1", "2", "3"), promoted, 3,
+            Map.of(), "2026-11-26T10:00:05Z");
+        assertEquals(3L, switchedOver.getLastFailover().getTerm(), "the last failover is still the one at term 3");
+        assertNull(StatusModel.failoverCompletedNow(previous, switchedOver));
+
+        QueueClusterStatus olderOperator = failingOver(false);
+        olderOperator.getFailover().setDetectedAt(null);   // written by an operator that did not record it
+        QueueClusterStatus untimed = StatusModel.build(cluster("1"), olderOperator, REPLICAS, healthy("1", "2", "3"), promoted, 3,
+            Map.of(), "2026-11-26T10:00:05Z");
+        assertEquals(4L, untimed.getLastFailover().getTerm());
+        assertNull(untimed.getLastFailover().getDurationSeconds(), "not known, not guessed");
+    }
+
+    @Test
+    void theFailoverHistogramObservesEachTermOnceEvenWhenAReconcileIsRetried() {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        OperatorMetrics metrics = new OperatorMetrics(registry);
+        QueueCluster cluster = cluster("1");
+        metrics.failoverCompleted(cluster, new LastFailover(0.81, "a", "q-0", "q-1", 4L));
+        metrics.failoverCompleted(cluster, new LastFailover(1.8, "b", "q-0", "q-1", 4L));   // retried after a 409
+        metrics.failoverCompleted(cluster, new LastFailover(0.95, "c", "q-1", "q-2", 5L));
+        HistogramSnapshot histogram = (HistogramSnapshot) registry.scrape().stream()
+            .filter(m -> m.getMetadata().getPrometheusName().equals("queue_enterprise_operator_failover_seconds")).findFirst().orElseThrow();
+        HistogramSnapshot.HistogramDataPointSnapshot q = histogram.getDataPoints().get(0);
+        assertEquals(2, q.getCount());
+        assertEquals(0.81 + 0.95, q.getSum(), 1e-9);
     }
 }
