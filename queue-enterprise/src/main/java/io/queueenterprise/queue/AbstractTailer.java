@@ -116,19 +116,23 @@ abstract class AbstractTailer implements QueueTailer {
         }
         // Read BEFORE looking: an excerpt counted complete before the attempt cannot be "not there yet" after it.
         long knownLast = lastIndexWatch.lastIndex();
-        long recorded = written.highWater();
         DocumentContext dc = next();
         long index = -1;
         long header = -1;
-        RuntimeException failure;
-        long failureEnd;
+        long recorded = -1;
+        RuntimeException failure = null;
+        long failureEnd = 0;
         try {
             if (!dc.isPresent()) {
                 checkNotHidden(knownLast);
-                checkNotLost(recorded);
-                return -1;
-            }
-            index = dc.index();
+                // The high-water mark is read only here, at the end (a read that finds an excerpt pays nothing): read
+                // AFTER the look, so what it counts may have completed since; a second look, after it, decides.
+                recorded = written.highWater();
+                if (recorded < tailer.index() || recorded <= lossAcceptedThrough) {
+                    return -1;
+                }
+            } else {
+                index = dc.index();
             int cycle = rollCycle.toCycle(index);
             if (cycle > previousCycle + 1 && previousCycle != NO_CYCLE) {
                 checkNoCycleMissing(cycle, index);
@@ -138,6 +142,7 @@ abstract class AbstractTailer implements QueueTailer {
                 if (index <= lossAcceptedThrough) {
                     return -1; // accepted with the loss it starts: consumed, never read as data
                 }
+                recorded = written.highWater();
                 long resume = rollCycle.toCycle(recorded) > cycle ? written.firstIndexAfterCycle(cycle) : -1;
                 throw report(new ExcerptsLostException(queueName, index, resume < 0 ? Math.max(index, recorded)
                         : ExcerptException.UNKNOWN_INDEX, resume, "its bytes end at "
@@ -156,6 +161,7 @@ abstract class AbstractTailer implements QueueTailer {
             lastHeaderPosition = header;
             previousCycle = cycle;
             return length;
+            }
         } catch (RuntimeException | Error e) {
             dc.rollbackOnClose();
             if (header < 0 || !(e instanceof ExcerptDecryptionException || e instanceof CorruptedQueueException)) {
@@ -165,6 +171,9 @@ abstract class AbstractTailer implements QueueTailer {
             failureEnd = dc.wire().bytes().readLimit();
         } finally {
             dc.close();
+        }
+        if (index < 0) { // nothing here, below the high-water mark: look once more now that the mark was read
+            return lookAgainBelowTheMark(recorded, target, array, offset, capacity, buffer, bytes, reader);
         }
         // Is this excerpt damaged, or did a damaged length word before it lead Chronicle into other bytes?
         if (relocated(index, header)) {
@@ -239,6 +248,27 @@ abstract class AbstractTailer implements QueueTailer {
             }
         }
         return resync(cycle, from, after, false);
+    }
+
+    /**
+     * The first look found nothing although the high-water mark, read after it, counts an excerpt here as complete:
+     * either it completed in between (this look finds it, and it is read) or it is gone (reported lost).
+     */
+    private int lookAgainBelowTheMark(long recorded, int target, byte[] array, int offset, int capacity,
+                                      ByteBuffer buffer, Bytes<?> bytes, ReadMarshallable reader) {
+        DocumentContext again = next();
+        boolean present;
+        try {
+            present = again.isPresent();
+            again.rollbackOnClose();
+        } finally {
+            again.close();
+        }
+        if (present) {
+            return readNext(target, array, offset, capacity, buffer, bytes, reader);
+        }
+        checkNotLost(recorded);
+        return -1;
     }
 
     /** Copies the opened excerpt to the read form's destination. */
