@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * benchmark did on a loaded machine (Aeron stack traces from a subject JVM, then "did not answer within 70 s") and
  * leaves an Aeron directory of a dead subject behind; one that succeeds; one that does not finish.
  */
+@org.junit.jupiter.api.Tag("process")
 class DemoBenchTest {
     private static final String PROGRESS = "[qe bench] peer-aeron-udp-rtt 40B: JIT warm-up";
     private static final String LOADED_MACHINE_STDERR = String.join("\n", PROGRESS,

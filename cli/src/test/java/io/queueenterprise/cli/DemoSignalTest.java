@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * processes are stopped, the temporary directory with the demo's key is gone, and neither the nodes' nor the remote
  * client's Aeron directories are left.
  */
+@org.junit.jupiter.api.Tag("process")
 class DemoSignalTest {
     private static final long WAIT_SECONDS = 180;
     private static final Pattern PIDS = Pattern.compile("PIDs (\\d+), (\\d+), (\\d+)");

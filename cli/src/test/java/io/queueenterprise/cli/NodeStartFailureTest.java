@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A real {@code qe node} process whose replication, admin or metrics port another process holds: one line on stderr
  * naming the port, exit code 1 within seconds, and nothing left behind (no media-driver directory, no process).
  */
+@org.junit.jupiter.api.Tag("process")
 class NodeStartFailureTest {
     /** Generous: the failure itself takes a second or two; a loaded machine may take longer to start a JVM. */
     private static final long EXIT_WITHIN_SECONDS = 30;

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 256th excerpt and its own walk goes astray at the damage.
  */
 @Tag("unit")
+@org.junit.jupiter.api.Timeout(60)
 class DamagedHeaderTest {
     private static final int COUNT = 50;
     private static final int DAMAGED = 10;

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * read as the end of the queue (issue 20): a cycle file cut short, a cycle file deleted from the middle.
  */
 @Tag("unit")
+@org.junit.jupiter.api.Timeout(120)
 class LostExcerptsTest {
     private static final long DAY = TimeUnit.DAYS.toMillis(1);
 

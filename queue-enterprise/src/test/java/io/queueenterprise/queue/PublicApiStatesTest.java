@@ -50,6 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code readOnly} on a chmodded directory, which as a non-root user is also refused by the file system.
  */
 @Timeout(300)
+@org.junit.jupiter.api.Tag("unit")
 class PublicApiStatesTest {
     private static final String NAME = "states";
     private static final int EXCERPTS = 50;

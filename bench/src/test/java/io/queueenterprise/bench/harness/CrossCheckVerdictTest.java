@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The cross-check's rule on made-up runs: no measurement, no timing. */
+@org.junit.jupiter.api.Tag("unit")
+@org.junit.jupiter.api.Timeout(60)
 class CrossCheckVerdictTest {
 
     private static Run kept(long p50, long p99) {

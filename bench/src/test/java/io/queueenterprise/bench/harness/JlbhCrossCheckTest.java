@@ -24,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * was 1,000x JLBH's at the median). Observed through a recording in-memory subject: which
  * instrument opened each run, and when. No assertion on any latency.
  */
+@org.junit.jupiter.api.Tag("slow")
 class JlbhCrossCheckTest {
 
     /** One subject opened: by which instrument (the thread that took its producer side) and when. */

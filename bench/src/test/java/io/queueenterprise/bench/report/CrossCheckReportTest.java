@@ -21,6 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * How the cross-check's verdict reaches a reader: the report, the console and summary.json. On a
  * stored result (docs/perf-data) whose cross-check is replaced by made-up runs: nothing measured.
  */
+@org.junit.jupiter.api.Tag("unit")
+@org.junit.jupiter.api.Timeout(60)
 class CrossCheckReportTest {
 
     private static final Path STORED = Path.of("../docs/perf-data/2026-11-22-quick/summary.json");

@@ -23,6 +23,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
  * the order {@code kubectl get qc} shows them, and every CEL rule's message in the validation table. The CRD is the
  * source of truth; the docs say what it holds.
  */
+@org.junit.jupiter.api.Tag("unit")
+@org.junit.jupiter.api.Timeout(60)
 class CrdDocumentationTest {
     private static final Path CRD = Path.of(System.getProperty("qe.crd.file",
         "target/classes/META-INF/fabric8/queueclusters.queue-enterprise.io-v1.yml"));

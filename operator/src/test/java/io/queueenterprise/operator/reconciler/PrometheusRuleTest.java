@@ -52,6 +52,7 @@ import io.queueenterprise.operator.failover.ReplicaObservation;
  * Needs {@code promtool} (Debian package {@code prometheus}, installed by scripts/install-test-packages.sh); skips,
  * saying so, only where it cannot be installed.
  */
+@org.junit.jupiter.api.Tag("process")
 class PrometheusRuleTest {
     private static final Path CHART = Path.of(System.getProperty("qe.helm.chart.dir", "../helm/queue-enterprise-operator"));
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER));

@@ -40,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * answered: its 1–2 workers sat on the first idle connections); the assertion is a generous {@link #ANSWER_BOUND},
  * never a tight timing (the contract's target is 100 ms; the measured latencies are printed).
  */
+@org.junit.jupiter.api.Tag("slow")
 class HostileConnectionsTest {
     static final String TOKEN = AdminAndMetricsTest.TOKEN;
     /** Per port: idle, slow-loris, half-open, oversized header, oversized body. */
