@@ -196,21 +196,18 @@ final class WrittenMarks {
                 return null;
             }
             RollCycle rollCycle = chronicle.rollCycle();
-            java.util.List<int[]> found = new java.util.ArrayList<>();
-            java.util.List<Long> cut = new java.util.ArrayList<>();
-            for (java.util.Map.Entry<Path, Long> file : oddSizes.entrySet()) {
-                for (long cycle : chronicle.listCyclesBetween(chronicle.firstCycle(), chronicle.lastCycle())) {
-                    Path path = Path.of(CorruptedQueueException.cycleFile(chronicle, rollCycle.toIndex((int) cycle, 0)));
-                    if (path.toAbsolutePath().normalize().equals(file.getKey()) && lastHeader(chronicle, (int) cycle) + 4 > file.getValue()) {
-                        found.add(new int[]{(int) cycle});
-                        cut.add(file.getValue());
-                    }
+            java.util.List<Integer> cut = new java.util.ArrayList<>();
+            java.util.List<Long> lengths = new java.util.ArrayList<>();
+            for (long cycle : chronicle.listCyclesBetween(chronicle.firstCycle(), chronicle.lastCycle())) {
+                Path file = Path.of(CorruptedQueueException.cycleFile(chronicle, rollCycle.toIndex((int) cycle, 0)));
+                Long size = oddSizes.get(file.toAbsolutePath().normalize());
+                if (size != null && lastHeader(chronicle, (int) cycle) + 4 > size) {
+                    cut.add((int) cycle);
+                    lengths.add(size);
                 }
             }
-            if (found.isEmpty()) {
-                return null;
-            }
-            return new CutFiles(found.stream().mapToInt(c -> c[0]).toArray(), cut.stream().mapToLong(Long::longValue).toArray());
+            return cut.isEmpty() ? null : new CutFiles(cut.stream().mapToInt(Integer::intValue).toArray(),
+                    lengths.stream().mapToLong(Long::longValue).toArray());
         }
 
         private static long lastHeader(SingleChronicleQueue chronicle, int cycle) {
