@@ -16,6 +16,10 @@
 #                                                         -> FILE, default $IMAGES_DIR/operator-<content hash>.tar
 #       DIR holds the operator module's runtime classpath in lib/*.jar and bin/jvm.args (operator/target/operator-image-app);
 #       the command runs io.queueenterprise.operator.QueueEnterpriseOperator (the chart's Deployment passes the same)
+#   build-image.sh remote-client-example --app-dir DIR --tag TAG [--output FILE]
+#                                                         -> FILE, default $IMAGES_DIR/remote-client-example-<content hash>.tar
+#       DIR holds examples/remote-client's jar and runtime classpath in lib/*.jar and bin/jvm.args: an application
+#       team's producer and consumer, built by Maven coordinates; a pod's args name the main class and its options
 #
 # Prints the path of the image tar on stdout. Idempotent: the default output is named by the hash of
 # every input (jars, flag file, JDK, this script, the tag), so unchanged inputs rebuild nothing, and
@@ -27,6 +31,7 @@ PAUSE_IMAGE="queue-enterprise.local/pause:${KUBERNETES_VERSION}"
 NODE_IMAGE_REPOSITORY="queue-enterprise.local/node"
 BENCH_IMAGE_REPOSITORY="queue-enterprise.local/bench"
 OPERATOR_IMAGE_REPOSITORY="queue-enterprise.local/operator"
+REMOTE_CLIENT_EXAMPLE_IMAGE_REPOSITORY="queue-enterprise.local/remote-client-example"
 BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g)   # what the jlink runtime's libjvm/libzip link
 # Modules of the node runtime: what the project's runtime jars need, per
 #   jdeps --multi-release 17 --ignore-missing-deps --print-module-deps lib/*.jar
@@ -44,7 +49,7 @@ RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.instrument,java.loggin
 # A machine whose JDK 17 lives elsewhere points QE_K8S_IMAGE_JDK_HOME at it.
 IMAGE_JDK_HOME="${QE_K8S_IMAGE_JDK_HOME:-$IMAGE_JDK_HOME}"
 
-usage() { echo "usage: build-image.sh pause | node|bench|operator --app-dir DIR --tag TAG [--output FILE]" >&2; exit 2; }
+usage() { echo "usage: build-image.sh pause | node|bench|operator|remote-client-example --app-dir DIR --tag TAG [--output FILE]" >&2; exit 2; }
 
 # The node image's user: a fixed non-root uid/gid (the operator's pods run as it and set it as fsGroup).
 NODE_USER=10001:10001
@@ -228,10 +233,20 @@ build_operator() {
     '["io.queueenterprise.operator.QueueEnterpriseOperator"]' "$@"
 }
 
+# The remote-client example (examples/remote-client): an application outside the queue's pods, on the same base and
+# runtime layers, entrypoint and user as the node; the command names the producer or the consumer and its options
+# (default: the producer's --help). It writes only to /dev/shm (its embedded Aeron driver) and /tmp.
+build_remote_client_example() {
+  build_app remote-client-example "$REMOTE_CLIENT_EXAMPLE_IMAGE_REPOSITORY" 'remote-client-example-*.jar' \
+    '["/opt/java/bin/java","@/opt/queue-enterprise/bin/jvm.args","-cp","/opt/queue-enterprise/lib/*"]' \
+    '["com.example.remote.Producer","--help"]' "$@"
+}
+
 case "${1:-}" in
   pause) shift; (($# == 0)) || usage; build_pause ;;
   node) shift; build_node "$@" ;;
   bench) shift; build_bench "$@" ;;
   operator) shift; build_operator "$@" ;;
+  remote-client-example) shift; build_remote_client_example "$@" ;;
   *) usage ;;
 esac

@@ -7,9 +7,21 @@
 #   node.sh up [--for-tests]    start (after cleaning what a crashed run left); waits for Ready.
 #                               Prints "started", or "reused" when a cluster started by a person
 #                               (without --for-tests) is already healthy; one that a test run
-#                               started is a crashed run's leftover: torn down and started afresh
-#   node.sh down                stop everything by recorded PID, unmount, remove netns, bridges and
-#                               /kubepods cgroups, restore host sysctls, delete the state, then
+#                               started is a crashed run's leftover: torn down and started afresh.
+#                               One started by a person that is not healthy is never torn down
+#                               implicitly (its volumes may hold queues): up exits 1 naming the
+#                               part that is down; `node.sh down` removes it.
+#                               Started by a person (without --for-tests), it also starts the
+#                               cluster services, one JVM (kubernetes-testbed's ClusterServices, from
+#                               $QE_K8S_SERVICES_APP_DIR, default kubernetes-testbed/target/cluster-services-app:
+#                               `./mvnw -pl kubernetes-testbed -am package` stages it): the cluster DNS
+#                               on $NODE_IP:53 that the tests otherwise serve from their own JVM, and a
+#                               local volume provisioner, the default StorageClass qe-local (a directory
+#                               per claim under $STATE/volumes), so that a QueueCluster's pods resolve
+#                               each other and get their volumes
+#   node.sh down                stop everything by recorded PID (the cluster services included),
+#                               unmount, remove netns, bridges and /kubepods cgroups, restore host
+#                               sysctls, delete the state (the provisioned volumes with it), then
 #                               check that nothing is left (exit 1 naming what is)
 #   node.sh status              exit 0 when a cluster started by this script is healthy
 #   node.sh import-image TAR    load an image tar into the node's containerd (k8s.io namespace)
@@ -42,6 +54,8 @@ HOST_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_
               kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward)
 SYSCTLS_SAVED="${QE_K8S_SYSCTLS_SAVED:-/var/lib/qe-k8s-testbed.sysctls}"
 COMPONENTS=(etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet)
+SERVICES_APP_DIR="${QE_K8S_SERVICES_APP_DIR:-$REPOSITORY_ROOT/kubernetes-testbed/target/cluster-services-app}"
+SERVICES_JAVA="${QE_K8S_IMAGE_JDK_HOME:-$IMAGE_JDK_HOME}/bin/java"
 
 require_root() { [[ $EUID -eq 0 ]] || die "node.sh $1 needs root (it runs a kubelet and containerd)"; }
 
@@ -52,7 +66,8 @@ kubectl_() { "$BIN_DIR/kubectl" --kubeconfig "$STATE/admin.kubeconfig" "$@"; }
 
 binary_of() {
   case "$1" in
-    etcd) command -v etcd ;; containerd) command -v containerd ;; *) echo "$BIN_DIR/$1" ;;
+    etcd) command -v etcd ;; containerd) command -v containerd ;; cluster-services) echo "$SERVICES_JAVA" ;;
+    *) echo "$BIN_DIR/$1" ;;
   esac
 }
 
@@ -345,6 +360,7 @@ cmd_down() {
   require_root down
   # every step is idempotent and looks at the host, not only at the state dir: a run that crashed
   # half-way through `up` or `down` is cleaned all the same
+  stop_components cluster-services
   stop_components kubelet kube-scheduler kube-controller-manager
   # The kubelet is gone, so nothing restarts containers: kill their processes, let containerd
   # delete its tasks (their shims then exit and remove their sockets), kill shims that remain.
@@ -384,6 +400,10 @@ verify_clean() {
   done
   [[ -n "$(our_shims)" ]] && leftovers+=("containerd-shim processes $(our_shims | tr '\n' ' ')")
   [[ -f "$SYSCTLS_SAVED" ]] && leftovers+=("unrestored sysctls in $SYSCTLS_SAVED")
+  # a cluster services JVM of this state dir whose PID file was lost (found by its arguments; only reported)
+  local services
+  services="$(pgrep -f "io.queueenterprise.kubernetes.testbed.ClusterServices $STATE/admin.kubeconfig" || true)"
+  [[ -n "$services" ]] && leftovers+=("cluster services JVM pid $(echo $services)")
   ((${#leftovers[@]} == 0)) || die "teardown left: ${leftovers[*]}"
 }
 
@@ -394,10 +414,35 @@ node_ready() {
   [[ "$(kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" == True ]]
 }
 
+# The first part of a cluster that is not running or not ready, for a message.
+unhealthy_part() {
+  local name
+  for name in "${COMPONENTS[@]}"; do live_pid "$name" >/dev/null || { echo "$name is not running"; return; }; done
+  live_pid cluster-services >/dev/null || { echo "the cluster services (DNS, volumes) are not running"; return; }
+  apiserver_ready >/dev/null 2>&1 || { echo "the API server is not ready"; return; }
+  echo "the node is not Ready"
+}
+
 cmd_status() {
   local name
   for name in "${COMPONENTS[@]}"; do live_pid "$name" >/dev/null || return 1; done
+  if [[ "$(cat "$STATE/owner" 2>/dev/null)" == person ]]; then live_pid cluster-services >/dev/null || return 1; fi
   apiserver_ready >/dev/null 2>&1 && node_ready
+}
+
+# The cluster DNS and the local volume provisioner for a cluster started by hand (ClusterServices); the tests serve
+# the DNS from their own JVM and make their volumes themselves.
+start_cluster_services() {
+  compgen -G "$SERVICES_APP_DIR/lib/queue-enterprise-kubernetes-testbed-*.jar" >/dev/null \
+    || die "no cluster services in $SERVICES_APP_DIR (package them first: ./mvnw -B -pl kubernetes-testbed -am package -DskipTests)"
+  start_component cluster-services @"$SERVICES_APP_DIR/bin/jvm.args" -Xmx128m -cp "$SERVICES_APP_DIR/lib/*" \
+    io.queueenterprise.kubernetes.testbed.ClusterServices "$STATE/admin.kubeconfig" "$CLUSTER_DOMAIN" "$NODE_IP" "$NODE_NAME" "$STATE/volumes"
+  local deadline=$((SECONDS + 60))
+  until grep -q "cluster DNS on" "$LOGS/cluster-services.log" 2>/dev/null; do
+    live_pid cluster-services >/dev/null || die "the cluster services stopped: $(grep -m1 -E 'Exception|Error' "$LOGS/cluster-services.log")"
+    ((SECONDS < deadline)) || die "the cluster services did not start within 60 s (log $LOGS/cluster-services.log)"
+    sleep 0.2
+  done
 }
 
 cmd_import_image() {
@@ -410,10 +455,15 @@ cmd_up() {
   require_root up
   local owner=person
   [[ "${1:-}" == --for-tests ]] && owner=tests
-  if cmd_status && [[ "$(cat "$STATE/owner" 2>/dev/null)" == person ]]; then
-    log "cluster started by hand already running (state $STATE): reusing it"
-    echo reused
-    return 0
+  if [[ "$(cat "$STATE/owner" 2>/dev/null)" == person ]]; then
+    if cmd_status; then
+      log "cluster started by hand already running (state $STATE): reusing it"
+      echo reused
+      return 0
+    fi
+    # Never torn down implicitly: its volumes ($STATE/volumes) may hold a person's queues.
+    die "the cluster started by hand (state $STATE) is not healthy ($(unhealthy_part)); it is left as it is, volumes" \
+        "included: look at $LOGS, then remove it with 'kubernetes/node.sh down' (which deletes $STATE) and start again"
   fi
   for binary in "${KUBERNETES_BINARIES[@]}"; do
     [[ -x "$BIN_DIR/$binary" ]] || die "$BIN_DIR/$binary is missing: run kubernetes/provision.sh first"
@@ -474,6 +524,7 @@ cmd_up() {
   wait_until 120 "node $NODE_NAME Ready" node_ready
   # Pods wait for the default service account, which the controller-manager creates.
   wait_until 60 "default service account" kubectl_ get serviceaccount default
+  [[ "$owner" == person ]] && start_cluster_services
   echo "$owner" > "$STATE/owner"
   log "cluster up in $((SECONDS - started)) s (state $STATE)"
   echo started
@@ -487,6 +538,7 @@ cmd_env() {
   echo "CLUSTER_DOMAIN=$CLUSTER_DOMAIN"
   echo "BIN_DIR=$BIN_DIR"
   echo "LOGS=$LOGS"
+  if live_pid cluster-services >/dev/null; then echo "CLUSTER_SERVICES=running"; else echo "CLUSTER_SERVICES=none"; fi
 }
 
 case "${1:-}" in

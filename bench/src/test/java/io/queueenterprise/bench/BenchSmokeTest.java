@@ -26,6 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sizes) and checks the JSON's structure and that every subject produced samples. Deliberately no
  * assertion on any latency or rate value: timing is the machine's business, not the test's.
  */
+@org.junit.jupiter.api.Tag("integration")
+@org.junit.jupiter.api.Tag("slow")
 class BenchSmokeTest {
 
     @Test

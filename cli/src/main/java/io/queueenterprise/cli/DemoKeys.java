@@ -36,10 +36,18 @@ record DemoKeys(Path directory, boolean created) {
         }
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
+        // The key file format (docs/crypto.md): the key as hex digits and a line end.
+        byte[] hex = new byte[2 * key.length + 1];
         try {
-            createNew(keyDir.resolve("1.key"), key);
+            for (int i = 0; i < key.length; i++) {
+                hex[2 * i] = (byte) Character.forDigit((key[i] >> 4) & 0xF, 16);
+                hex[2 * i + 1] = (byte) Character.forDigit(key[i] & 0xF, 16);
+            }
+            hex[hex.length - 1] = '\n';
+            createNew(keyDir.resolve("1.key"), hex);
         } finally {
             Arrays.fill(key, (byte) 0);
+            Arrays.fill(hex, (byte) 0);
         }
         // Written after the key: an 'active' file never names a key that is not complete on disk.
         createNew(keyDir.resolve("active"), "1\n".getBytes(StandardCharsets.US_ASCII));

@@ -1,12 +1,12 @@
 package io.queueenterprise.cli;
 
 import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.protocol.client.TailMode;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteQueueException;
 import io.queueenterprise.remote.RemoteTailer;
-import io.queueenterprise.remote.wire.TailMode;
 
 import java.io.IOException;
 import java.io.PrintWriter;

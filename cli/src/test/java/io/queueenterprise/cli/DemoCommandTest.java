@@ -24,6 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code qe demo} as a user runs it: bad options, re-runs in one directory, keys. */
+@org.junit.jupiter.api.Tag("integration")
+@org.junit.jupiter.api.Tag("slow")
 class DemoCommandTest {
     private static final int MESSAGES = 3_000;
 
@@ -96,12 +98,12 @@ class DemoCommandTest {
         Path keys = Files.createDirectories(home.resolve("keys"));
         byte[] material = new byte[16];
         Arrays.fill(material, (byte) 7);
-        Files.write(keys.resolve("7.key"), material);
+        Files.writeString(keys.resolve("7.key"), java.util.HexFormat.of().formatHex(material) + "\n"); // the key file format
         Files.writeString(keys.resolve("active"), "7\n");
         QeRun run = qe("demo", "--messages", "500", "--dir", home.toString(), "--no-bench", "--no-replication");
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertEquals(List.of("7.key", "active"), list(keys), "no key added");
-        assertArrayEquals(material, Files.readAllBytes(keys.resolve("7.key")));
+        assertEquals(java.util.HexFormat.of().formatHex(material) + "\n", Files.readString(keys.resolve("7.key")));
         assertEquals(500, readAll(home.resolve("run-1/measured/aes_128_ctr_poly1305"), keys,
                 io.queueenterprise.crypto.CipherMode.AES_128_CTR_POLY1305));
     }

@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client's Aeron directories are left.
  */
 @org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class DemoSignalTest {
     private static final long WAIT_SECONDS = 180;
     private static final Pattern PIDS = Pattern.compile("PIDs (\\d+), (\\d+), (\\d+)");

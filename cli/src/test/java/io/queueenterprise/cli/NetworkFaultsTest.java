@@ -28,6 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged message. The last round also kills a follower with SIGKILL and restarts it in its namespace.
  * Bounded: six rounds, 60 quorum writes each, at most 90 s to converge after each.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("netns")
+@org.junit.jupiter.api.Tag("slow")
 class NetworkFaultsTest {
     private static final String QUEUE = "orders";
     private static final int WRITES_PER_FAULT = 60;

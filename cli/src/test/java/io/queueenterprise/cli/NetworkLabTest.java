@@ -20,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The lab itself: each fault does what it says to real UDP between two namespaces (a probe in one, an echo server
  * in the other), healing restores a clean link, and closing leaves no namespace and no process behind.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("netns")
 class NetworkLabTest {
     private static final int PORT = 9000;
     private static final int COUNT = 200;

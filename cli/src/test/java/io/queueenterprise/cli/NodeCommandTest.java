@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * real admin endpoint on loopback around a stand-in engine ({@link FakeNodeControl}, the replication module's: role and term by the contract's rules; the engine's
  * behaviour is the engine's tests').
  */
+@org.junit.jupiter.api.Tag("unit")
 class NodeCommandTest {
     static final String TOKEN = "cli-admin-token-0123456789";
 

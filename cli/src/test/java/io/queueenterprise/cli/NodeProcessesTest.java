@@ -35,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * restarted, the leader stopped with SIGTERM (graceful) and a follower promoted, the old leader back as a follower;
  * every replica ends with the same excerpts at the same indexes and every acknowledged message is there.
  */
+@org.junit.jupiter.api.Tag("process")
 class NodeProcessesTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String QUEUE = "orders";

@@ -15,6 +15,7 @@ import java.security.SecureRandom;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The demo's search: it finds what is there (plain control) and counts full and partial plaintext apart. */
+@org.junit.jupiter.api.Tag("unit")
 class PlaintextSearchTest {
     private static final int MESSAGES = 5_000;
 

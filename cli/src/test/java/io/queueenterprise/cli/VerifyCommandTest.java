@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code qe verify} on an intact queue, on one with a flipped bit in an excerpt's length, one cut short, and with bad usage. */
+@org.junit.jupiter.api.Tag("unit")
 class VerifyCommandTest {
     @TempDir
     Path tmp;

@@ -10,8 +10,9 @@ import java.util.HexFormat;
 
 /**
  * Reads a shared secret (the replicas' peer credential, the remote clients' credential) from a file holding the raw
- * bytes, or hex, or base64 (whitespace around is ignored), as a mounted Secret provides it. Messages name the file,
- * never its content; the raw bytes read are wiped.
+ * bytes, or hex, or base64 (whitespace around is ignored), as a mounted Secret provides it. A file (or the folder it
+ * lies in) that others can write is refused; other loose permissions are logged. Messages name the file, never its
+ * content; the raw bytes read are wiped.
  */
 public final class CredentialFile {
     private CredentialFile() {
@@ -25,11 +26,35 @@ public final class CredentialFile {
     }
 
     /**
+     * The key material rules ({@link KeyMaterialPermissions}, docs/crypto.md): a credential file, or the folder it
+     * really lies in, writable by others is refused (whoever can replace the credential can pose as a peer or a
+     * client); access for group or others otherwise is logged as a warning, the kubelet's fsGroup projection in a
+     * Secret volume ({@code 0440}, the process's own group) excepted.
+     */
+    private static void checkPermissions(Path file, String what) throws UnusableCredentialException {
+        if (!Files.exists(file)) {
+            return; // reading reports it
+        }
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            boolean secretVolume = parent != null && Files.isSymbolicLink(parent.resolve(KeyRingSource.SECRET_DATA_LINK));
+            KeyMaterialPermissions.checkSecretFile(file, what + " file", KeyRingSource.PermissionPolicy.WARN, secretVolume);
+            Path real = KeyMaterialPermissions.realParent(file);
+            if (real != null) {
+                KeyMaterialPermissions.checkFolder(real, KeyRingSource.PermissionPolicy.WARN, false);
+            }
+        } catch (KeyFileException e) {
+            throw new UnusableCredentialException(what + " file " + file + " is refused: " + e.getMessage(), null);
+        }
+    }
+
+    /**
      * @param what      what the file holds, for messages ("peer credential", "client credential")
      * @param minLength the fewest random bytes accepted
      * @return the secret, a fresh array the caller owns
      */
     public static byte[] read(Path file, String what, int minLength) throws UnusableCredentialException {
+        checkPermissions(file, what);
         byte[] raw;
         try {
             raw = Files.readAllBytes(file);

@@ -323,11 +323,22 @@ public final class ExcerptOpener {
                 return last = cache[i];
             }
         }
+        return derive(ring, keyId);
+    }
+
+    /** A key id not cached yet (out of line: {@link #context} stays small enough to inline into the open paths). */
+    private KeyContext derive(KeyRing ring, int keyId) {
         MasterKey key = ring.keyOrNull(keyId);
         if (key == null) {
             return null;
         }
-        KeyContext fresh = new KeyContext(key, queue, mode, engine);
+        KeyContext fresh;
+        try {
+            fresh = new KeyContext(key, queue, mode, engine);
+        } catch (DestroyedKeyException replaced) {
+            replaced.successorOf(ring, keyRing); // the ring was replaced since it was read: context() takes its successor
+            return context(keyId);
+        }
         if (cached == cache.length) {
             cache = Arrays.copyOf(cache, cached * 2);
         }

@@ -221,13 +221,23 @@ public final class ExcerptSealer {
     }
 
     private void refresh(KeyRing ring) {
-        MasterKey key = ring.activeKey();
-        if (active == null || !active.master.sameKeyAs(key)) {
-            KeyContext fresh = new KeyContext(key, queue, mode, engine);
+        for (;;) {
+            MasterKey key = ring.activeKey();
+            if (active != null && active.master.sameKeyAs(key)) {
+                break;
+            }
+            KeyContext fresh;
+            try {
+                fresh = new KeyContext(key, queue, mode, engine);
+            } catch (DestroyedKeyException replaced) {
+                ring = replaced.successorOf(ring, keyRing); // the ring was replaced since it was read
+                continue;
+            }
             if (active != null) {
                 active.queueKey.destroy();
             }
             active = fresh;
+            break;
         }
         cachedRing = ring;
     }

@@ -12,7 +12,10 @@ public final class KeyFileException extends QueueCryptoException {
         DIRECTORY_MISSING,
         NO_KEYS,
         KEY_FILE_EMPTY,
+        /** Not 32 or 64 characters before the optional line end (or a file over 4 KiB). */
         WRONG_LENGTH,
+        /** The right length, but not all hex digits: raw bytes, base64 and passphrases are not key files. */
+        NOT_HEX,
         UNREADABLE,
         BAD_FILE_NAME,
         ID_OUT_OF_RANGE,

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,8 +16,10 @@ import java.util.function.Supplier;
 /**
  * Loads a {@link KeyRing} from a directory laid out like a mounted Kubernetes Secret:
  * <ul>
- *   <li>{@code <id>.key}: one file per key, {@code id} decimal 0..65535; content exactly 16 or 32 raw bytes, or
- *       the same as hex (32/64 characters) or base64 (24/44 characters) text, surrounding whitespace allowed;</li>
+ *   <li>{@code <id>.key}: one file per key, {@code id} decimal 0..65535; content: the key as 32 or 64 hex digits
+ *       (16 or 32 bytes), optionally followed by one line end. That is the only format: raw bytes, base64 and
+ *       whitespace around are refused ({@link KeyFileException.Reason#WRONG_LENGTH},
+ *       {@link KeyFileException.Reason#NOT_HEX});</li>
  *   <li>{@code active}: the active key id as decimal text;</li>
  *   <li>names starting with "." ({@code ..data}, {@code ..2024_01_01...}) are ignored, symlinks are followed;
  *       other files are ignored.</li>
@@ -32,17 +33,16 @@ import java.util.function.Supplier;
  * is resolved ONCE per load and every file is read from that one version, so a rotation that lands during a
  * load can never mix an old {@code active} with new keys. ({@code subPath} mounts never see rotations at all.)
  *
- * <p>Permissions: a key file readable by group or others, or a key folder writable by others, is reported
- * (warning) or refused ({@link PermissionPolicy#REFUSE}). Mount Secrets with {@code defaultMode: 0400}.
+ * <p>Permissions ({@link KeyMaterialPermissions}): a key file, {@code active} file or folder that others can write is
+ * refused under every policy; a key file any group or others bit is set on, an {@code active} file or folder its group
+ * can write, is reported (warning) or refused ({@link PermissionPolicy#REFUSE}). Links are followed: the real files
+ * and the folders they lie in are judged, not the links. Mount Secrets with {@code defaultMode: 0400}.
  * One exception, the only way Kubernetes lets a non-root process read a Secret: in a Secret volume (the
  * {@code ..data} layout) with the pod's {@code fsGroup}, the kubelet makes the files {@code root:<fsGroup>} and adds
  * group read, so {@code defaultMode: 0400} arrives as {@code 0440}. Group read is accepted there, and only there,
  * when the file's group is one of this process's own groups (its fsGroup), the group cannot write and others have
  * no access: the group then admits exactly the pod's containers, which mount the Secret anyway. The same mode on a
  * plain file, or with a group this process is not in, is still loose.
- *
- * <p>A raw 16/32-byte file whose every byte happens to be a hex digit (or base64 text of a valid length) is read
- * as text; for random key bytes the probability is negligible (below 2^-100).
  */
 public final class KeyRingSource implements Supplier<KeyRing> {
     static final String ACTIVE_FILE = "active";
@@ -50,9 +50,11 @@ public final class KeyRingSource implements Supplier<KeyRing> {
     private static final int MAX_FILE_BYTES = 4096;
 
     static final String SECRET_DATA_LINK = "..data";
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KeyRingSource.class);
 
-    /** What to do with key files that others than the owner could read, or folders others could write. */
+    /**
+     * What to do with loose permissions short of writable by others (which is always refused): key files any group or
+     * others bit is set on, {@code active} files and folders their group can write.
+     */
     public enum PermissionPolicy {
         /** Load, and log a warning naming the file and its permissions (the default). */
         WARN,
@@ -172,10 +174,12 @@ public final class KeyRingSource implements Supplier<KeyRing> {
                         "cannot resolve the Secret's ..data link: " + e.getClass().getSimpleName());
             }
         }
-        checkFolder(given, policy);
         boolean secretVolume = !directory.equals(given);
+        // The mounted folder; in a Secret volume kubelet's tmpfs root may be sticky 1777 (nothing is read from it but
+        // through ..data, which others cannot replace there). The version folder ..data points to, where the keys are.
+        KeyMaterialPermissions.checkFolder(given, policy, secretVolume);
         if (secretVolume) {
-            checkFolder(directory, policy);
+            KeyMaterialPermissions.checkFolder(directory, policy, false);
         }
         Map<Integer, MasterKey> keys = new TreeMap<>();
         Path activeFile = null;
@@ -187,9 +191,12 @@ public final class KeyRingSource implements Supplier<KeyRing> {
                 }
                 if (name.equals(ACTIVE_FILE)) {
                     activeFile = p;
+                    KeyMaterialPermissions.checkActiveFile(p, policy);
+                    checkRealFolder(p, directory, policy);
                 } else if (name.endsWith(KEY_SUFFIX)) {
                     int id = parseId(p, name.substring(0, name.length() - KEY_SUFFIX.length()));
-                    checkKeyFile(p, policy, secretVolume);
+                    KeyMaterialPermissions.checkSecretFile(p, "key file", policy, secretVolume);
+                    checkRealFolder(p, directory, policy);
                     byte[] material = readKey(p);
                     MasterKey k;
                     try {
@@ -233,74 +240,15 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         }
     }
 
-    /**
-     * A key file must be readable by its owner alone (following links: a Secret's files are links), except for the
-     * fsGroup projection of a Secret volume (class comment).
-     */
-    private static void checkKeyFile(Path p, PermissionPolicy policy, boolean secretVolume) {
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = posixPermissions(p);
-        if (perms == null) {
+    /** A name linked to a file elsewhere: the folder it really lies in must be as safe as the key folder. */
+    private static void checkRealFolder(Path file, Path listed, PermissionPolicy policy) {
+        if (!Files.isSymbolicLink(file)) {
             return;
         }
-        boolean othersAccess = perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
-                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE);
-        boolean groupRead = perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ);
-        if (groupRead && !othersAccess && secretVolume
-                && !perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE) && inOwnGroup(p)) {
-            return; // 0440 root:<fsGroup>: how the kubelet projects defaultMode 0400 for a non-root pod
+        Path real = KeyMaterialPermissions.realParent(file);
+        if (real != null && !real.equals(listed)) {
+            KeyMaterialPermissions.checkFolder(real, policy, false);
         }
-        if (groupRead || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
-            insecure(p, "key file is readable by group or others ("
-                    + java.nio.file.attribute.PosixFilePermissions.toString(perms)
-                    + "); make it 0400 (Kubernetes: defaultMode: 0400; with the pod's fsGroup the kubelet's 0440"
-                    + " root:<fsGroup> is accepted)", policy);
-        }
-    }
-
-    /** Whether the file's group is one of this process's groups (Linux: {@code /proc/self/status}); false elsewhere. */
-    private static boolean inOwnGroup(Path p) {
-        try {
-            int group = (Integer) Files.getAttribute(p, "unix:gid");
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"), java.nio.charset.StandardCharsets.US_ASCII)) {
-                if (line.startsWith("Gid:") || line.startsWith("Groups:")) {
-                    for (String id : line.substring(line.indexOf(':') + 1).trim().split("\\s+")) {
-                        if (!id.isEmpty() && Integer.parseInt(id) == group) {
-                            return true;
-                        }
-                    }
-                }
-            }
-            return false;
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            return false; // not Linux, or no unix attributes: no exception to the rule
-        }
-    }
-
-    /** A key folder must not be writable by others (they could plant a key and make it active). */
-    private static void checkFolder(Path dir, PermissionPolicy policy) {
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = posixPermissions(dir);
-        if (perms != null && perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
-            insecure(dir, "key folder is writable by others ("
-                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + ")", policy);
-        }
-    }
-
-    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> posixPermissions(Path p) {
-        try {
-            return Files.getPosixFilePermissions(p);
-        } catch (UnsupportedOperationException notPosix) {
-            return null;
-        } catch (IOException e) {
-            throw new KeyFileException(p, KeyFileException.Reason.UNREADABLE,
-                    "cannot read permissions: " + e.getClass().getSimpleName());
-        }
-    }
-
-    private static void insecure(Path p, String detail, PermissionPolicy policy) {
-        if (policy == PermissionPolicy.REFUSE) {
-            throw new KeyFileException(p, KeyFileException.Reason.INSECURE_PERMISSIONS, detail);
-        }
-        LOG.warn("{}: {}", p, detail);
     }
 
     private static int parseId(Path p, String stem) {
@@ -325,7 +273,7 @@ public final class KeyRingSource implements Supplier<KeyRing> {
             long size = Files.size(p);
             if (size > MAX_FILE_BYTES) {
                 throw new KeyFileException(p, KeyFileException.Reason.WRONG_LENGTH, what + " has " + size
-                        + " bytes; " + ACCEPTED);
+                        + " bytes, more than " + MAX_FILE_BYTES + " (a key file: " + FORMAT + ")");
             }
             return Files.readAllBytes(p);
         } catch (IOException e) {
@@ -334,55 +282,51 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         }
     }
 
-    private static final String ACCEPTED =
-            "accepted: 16 or 32 raw bytes, 32 or 64 hex characters, 24 or 44 base64 characters";
+    /** The one key file format; messages quote it, never the file's content. */
+    static final String FORMAT = "the format is the key as 32 or 64 hex digits (16 or 32 bytes), either case,"
+            + " optionally followed by one line end (\\n or \\r\\n); nothing else is accepted";
 
-    /** Parses a key file; the returned array is a fresh copy the caller must zero. */
+    /**
+     * Parses a key file in the one format; anything else is refused (raw bytes, base64, surrounding whitespace: a
+     * 32-character passphrase must never pass for a raw 32-byte key). The returned array is a fresh copy the caller
+     * must zero.
+     */
     static byte[] readKey(Path p) {
         byte[] raw = readBounded(p, "key file");
-        byte[] text = null;
         try {
-            int from = 0;
-            int to = raw.length;
-            while (from < to && isSpace(raw[from])) {
-                from++;
+            int n = raw.length;
+            if (n > 0 && raw[n - 1] == '\n') {
+                n--;
+                if (n > 0 && raw[n - 1] == '\r') {
+                    n--;
+                }
             }
-            while (to > from && isSpace(raw[to - 1])) {
-                to--;
-            }
-            if (from == to) {
+            if (onlyWhitespace(raw)) {
                 throw new KeyFileException(p, KeyFileException.Reason.KEY_FILE_EMPTY,
                         raw.length == 0 ? "key file is empty" : "key file holds only whitespace");
             }
-            text = Arrays.copyOfRange(raw, from, to);
-            int n = text.length;
-            if ((n == 32 || n == 64) && isHex(text)) {
-                return decodeHex(text);
+            if (n != 32 && n != 64) {
+                throw new KeyFileException(p, KeyFileException.Reason.WRONG_LENGTH, "key file holds " + n
+                        + " characters before its line end (" + raw.length + " bytes in all); " + FORMAT);
             }
-            if ((n == 24 || n == 44) && isBase64(text)) {
-                byte[] k;
-                try {
-                    k = Base64.getDecoder().decode(text);
-                } catch (IllegalArgumentException notBase64) { // its message may quote key characters: drop it
-                    k = new byte[0];
-                }
-                if (k.length == 16 || k.length == 32) {
-                    return k;
-                }
-                Arrays.fill(k, (byte) 0);
+            if (!isHex(raw, n)) {
+                throw new KeyFileException(p, KeyFileException.Reason.NOT_HEX, "key file holds " + n
+                        + " characters that are not all hex digits (raw key bytes, base64 and passphrases are refused); "
+                        + FORMAT);
             }
-            if (raw.length == 16 || raw.length == 32) {
-                return raw.clone();
-            }
-            throw new KeyFileException(p, KeyFileException.Reason.WRONG_LENGTH, "found " + raw.length
-                    + " bytes (" + n + " without surrounding whitespace) that are neither raw key bytes nor valid"
-                    + " hex/base64 of a 16/32-byte key; " + ACCEPTED);
+            return decodeHex(raw, n);
         } finally {
             Arrays.fill(raw, (byte) 0);
-            if (text != null) {
-                Arrays.fill(text, (byte) 0);
+        }
+    }
+
+    private static boolean onlyWhitespace(byte[] raw) {
+        for (byte b : raw) {
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return false;
             }
         }
+        return true;
     }
 
     private static int readActive(Path p) {
@@ -400,42 +344,22 @@ public final class KeyRingSource implements Supplier<KeyRing> {
         return id;
     }
 
-    private static boolean isSpace(byte b) {
-        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
-    }
-
-    private static boolean isHex(byte[] t) {
-        for (byte b : t) {
-            if (Character.digit((char) (b & 0xFF), 16) < 0 || b < 0) {
+    private static boolean isHex(byte[] t, int n) {
+        for (int i = 0; i < n; i++) {
+            byte b = t[i];
+            if (!(b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F')) {
                 return false;
             }
         }
         return true;
     }
 
-    private static byte[] decodeHex(byte[] t) {
-        byte[] out = new byte[t.length / 2];
+    private static byte[] decodeHex(byte[] t, int n) {
+        byte[] out = new byte[n / 2];
         for (int i = 0; i < out.length; i++) {
             out[i] = (byte) ((Character.digit(t[2 * i], 16) << 4) | Character.digit(t[2 * i + 1], 16));
         }
         return out;
-    }
-
-    private static boolean isBase64(byte[] t) {
-        int n = t.length;
-        int pad = 0;
-        while (pad < 2 && t[n - 1 - pad] == '=') {
-            pad++;
-        }
-        for (int i = 0; i < n - pad; i++) {
-            byte b = t[i];
-            boolean ok = (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '+'
-                    || b == '/';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

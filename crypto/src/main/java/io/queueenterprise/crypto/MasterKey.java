@@ -1,5 +1,6 @@
 package io.queueenterprise.crypto;
 
+import java.lang.invoke.VarHandle;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import javax.security.auth.Destroyable;
@@ -47,6 +48,26 @@ public final class MasterKey implements Destroyable {
         return material;
     }
 
+    /**
+     * A copy of the material, for derivation; the caller zeroes it. A key wiped by another thread meanwhile (a key
+     * ring replaced by a reload is wiped while a sealer may still be deriving from it) is never returned half-zeroed:
+     * the flag is checked after the copy, as a seqlock validates ({@link #destroy()} raises it before zeroing).
+     *
+     * @throws DestroyedKeyException if the key was destroyed before or during the copy
+     */
+    byte[] materialCopy() {
+        if (destroyed) {
+            throw new DestroyedKeyException(id);
+        }
+        byte[] copy = material.clone();
+        VarHandle.acquireFence(); // the copy's reads complete before the flag is read again
+        if (destroyed) {
+            Arrays.fill(copy, (byte) 0);
+            throw new DestroyedKeyException(id);
+        }
+        return copy;
+    }
+
     /** Same id and same bytes (constant-time comparison of the bytes). */
     boolean sameKeyAs(MasterKey other) {
         return other != null && other.id == id && !destroyed && !other.destroyed
@@ -57,6 +78,7 @@ public final class MasterKey implements Destroyable {
     @Override
     public void destroy() {
         destroyed = true;
+        VarHandle.fullFence(); // the flag is visible before any byte is zeroed (materialCopy relies on it)
         Arrays.fill(material, (byte) 0);
     }
 

@@ -42,14 +42,21 @@ public final class QueueKey {
     }
 
     public static QueueKey derive(MasterKey master, QueueIdentity queue, CipherMode mode) {
-        byte[] ikm = master.material();
+        byte[] ikm = master.materialCopy(); // never a half-wiped key (see MasterKey.materialCopy)
         byte[] salt = queue.incarnationIdNoCopy();
         String context = mode.name() + "/";
-        byte[] aes = hkdf(ikm, salt, context + PURPOSE_AES, queue.name(), 16);
-        byte[] descriptor = hkdf(ikm, salt, context + PURPOSE_DESCRIPTOR, queue.name(), 32);
-        // The key check value leaves the mode out: it answers "is this the right key for this queue?" even when
-        // the descriptor's mode was tampered with (which the descriptor's authenticator then reports).
-        byte[] fp = hkdf(ikm, salt, PURPOSE_FINGERPRINT, queue.name(), 8);
+        byte[] aes;
+        byte[] descriptor;
+        byte[] fp;
+        try {
+            aes = hkdf(ikm, salt, context + PURPOSE_AES, queue.name(), 16);
+            descriptor = hkdf(ikm, salt, context + PURPOSE_DESCRIPTOR, queue.name(), 32);
+            // The key check value leaves the mode out: it answers "is this the right key for this queue?" even when
+            // the descriptor's mode was tampered with (which the descriptor's authenticator then reports).
+            fp = hkdf(ikm, salt, PURPOSE_FINGERPRINT, queue.name(), 8);
+        } finally {
+            java.util.Arrays.fill(ikm, (byte) 0);
+        }
         long f = 0;
         for (byte b : fp) {
             f = (f << 8) | (b & 0xFF);

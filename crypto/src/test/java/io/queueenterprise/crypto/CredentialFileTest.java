@@ -14,8 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The peer and client credentials' file format, and the wrong files a new user writes. */
+@org.junit.jupiter.api.Tag("unit")
 class CredentialFileTest {
     @TempDir
     Path dir;
@@ -42,5 +44,46 @@ class CredentialFileTest {
         Path missing = dir.resolve("absent");
         e = assertThrows(CredentialFile.UnusableCredentialException.class, () -> CredentialFile.read(missing, "peer credential", 32));
         assertEquals(true, e.getMessage().startsWith("peer credential file " + missing + " cannot be read"), e.getMessage());
+    }
+    /**
+     * Issue 19: peer and client credential files at 0666 loaded silently. One others can write (or lying in a folder
+     * others can write) is refused; one group or others can read loads with a warning.
+     */
+    @Test
+    void aCredentialFileOthersCanWriteIsRefused() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class) != null, "needs a POSIX file system");
+        byte[] secret = new byte[32];
+        new Random(8).nextBytes(secret);
+        Path folder = Files.createDirectory(dir.resolve("credentials"));
+        Path file = folder.resolve("peer-credential");
+        Files.writeString(file, HexFormat.of().formatHex(secret));
+        Files.setPosixFilePermissions(folder, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
+        assertArrayEquals(secret, CredentialFile.read(file, "peer credential", 32), "control");
+
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        var e = assertThrows(CredentialFile.UnusableCredentialException.class, () -> CredentialFile.read(file, "peer credential", 32));
+        assertTrue(e.getMessage().contains("peer credential file " + file) && e.getMessage().contains("INSECURE_PERMISSIONS")
+                && e.getMessage().contains("rw-rw-rw-"), e.getMessage());
+
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
+        Files.setPosixFilePermissions(folder, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        e = assertThrows(CredentialFile.UnusableCredentialException.class, () -> CredentialFile.read(file, "client credential", 32));
+        assertTrue(e.getMessage().contains("INSECURE_PERMISSIONS") && e.getMessage().contains(folder.toString()), e.getMessage());
+        Files.setPosixFilePermissions(folder, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+
+        // Readable by others: loaded, and said so (SLF4J, the test binding writes to System.err).
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream originalErr = System.err;
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertArrayEquals(secret, CredentialFile.read(file, "peer credential", 32));
+        } finally {
+            System.setErr(originalErr);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("WARN") && log.contains(file.toString()) && log.contains("rw-r--r--"), log);
     }
 }

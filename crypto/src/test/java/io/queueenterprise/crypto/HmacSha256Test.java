@@ -9,6 +9,7 @@ import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
+@org.junit.jupiter.api.Tag("unit")
 class HmacSha256Test {
     @Test
     void matchesTheJdksMacForRfc4231AndRandomKeysAndMessages() throws Exception {

@@ -20,6 +20,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@org.junit.jupiter.api.Tag("unit")
 class KeyRingSourceTest {
     @TempDir
     Path dir;
@@ -34,6 +35,18 @@ class KeyRingSourceTest {
         Files.write(p, b);
     }
 
+    /** A key file in the one format: hex and a line end. */
+    static void writeKey(Path p, byte[] key) throws IOException {
+        write(p, HexFormat.of().formatHex(key) + "\n");
+    }
+
+    /** Kubelet's links over the version folder {@code version} of {@code secret}: ..data, then 1.key and active through it. */
+    static void linkSecret(Path secret, Path version) throws IOException {
+        Files.createSymbolicLink(secret.resolve("..data"), version.getFileName());
+        Files.createSymbolicLink(secret.resolve("1.key"), Path.of("..data/1.key"));
+        Files.createSymbolicLink(secret.resolve("active"), Path.of("..data/active"));
+    }
+
     static void write(Path p, String s) throws IOException {
         Files.writeString(p, s, StandardCharsets.US_ASCII);
     }
@@ -44,32 +57,62 @@ class KeyRingSourceTest {
         return e;
     }
 
+    /** The one key file format: 32 or 64 hex digits, either case, optionally followed by one line end. */
     @Test
-    void rawHexAndBase64FormsWithWhitespace() throws IOException {
+    void hexWithAtMostOneLineEndIsTheFormat() throws IOException {
         byte[] k1 = random(16, 1);
         byte[] k2 = random(32, 2);
         byte[] k3 = random(16, 3);
         byte[] k4 = random(32, 4);
-        byte[] k5 = random(16, 5);
-        write(dir.resolve("1.key"), k1);
-        write(dir.resolve("2.key"), k2);
-        write(dir.resolve("3.key"), "  " + HexFormat.of().formatHex(k3) + "\n");
-        write(dir.resolve("4.key"), HexFormat.of().withUpperCase().formatHex(k4) + "\r\n");
-        write(dir.resolve("5.key"), Base64.getEncoder().encodeToString(k5) + "\n");
-        write(dir.resolve("6.key"), "\t" + Base64.getEncoder().encodeToString(k2) + "\n");
+        write(dir.resolve("1.key"), HexFormat.of().formatHex(k1));
+        write(dir.resolve("2.key"), HexFormat.of().formatHex(k2) + "\n");
+        write(dir.resolve("3.key"), HexFormat.of().withUpperCase().formatHex(k3) + "\r\n");
+        writeKey(dir.resolve("4.key"), k4);
         write(dir.resolve("active"), "4\n");
         write(dir.resolve("README"), "ignored");
         write(dir.resolve(".hidden.key"), "ignored: dotfile");
         KeyRing ring = KeyRingSource.read(dir);
         assertEquals(4, ring.activeKeyId());
-        assertArrayEquals(new int[] {1, 2, 3, 4, 5, 6}, ring.keyIds());
+        assertArrayEquals(new int[] {1, 2, 3, 4}, ring.keyIds());
         assertArrayEquals(k1, ring.key(1).material());
         assertArrayEquals(k2, ring.key(2).material());
         assertArrayEquals(k3, ring.key(3).material());
         assertArrayEquals(k4, ring.key(4).material());
-        assertArrayEquals(k5, ring.key(5).material());
-        assertArrayEquals(k2, ring.key(6).material());
-        assertEquals(32, ring.key(6).length());
+        assertEquals(32, ring.key(4).length());
+    }
+
+    /**
+     * Issue 19: a 32-character file that is not hex was taken as a raw 32-byte key (a passphrase typed into a Secret
+     * became a low-entropy key without a word). Raw bytes, base64, surrounding whitespace and non-hex text are all
+     * refused, naming the file and the format, never its content.
+     */
+    @Test
+    void anythingButTheOneFormatIsRefused() throws IOException {
+        write(dir.resolve("active"), "1");
+        Path key = dir.resolve("1.key");
+        String passphrase = "correct horse battery staple 123"; // 32 characters, not hex
+        assertEquals(32, passphrase.length());
+        String hex = HexFormat.of().formatHex(random(16, 7));
+        java.util.Map<String, byte[]> refused = new java.util.LinkedHashMap<>();
+        refused.put("32-character passphrase", passphrase.getBytes(StandardCharsets.US_ASCII));
+        refused.put("16 raw bytes", random(16, 5));
+        refused.put("32 raw bytes", random(32, 6));
+        refused.put("base64 of 16 bytes", Base64.getEncoder().encode(random(16, 8)));
+        refused.put("base64 of 32 bytes", (Base64.getEncoder().encodeToString(random(32, 9)) + "\n").getBytes(StandardCharsets.US_ASCII));
+        refused.put("hex with leading space", (" " + hex).getBytes(StandardCharsets.US_ASCII));
+        refused.put("hex with two line ends", (hex + "\n\n").getBytes(StandardCharsets.US_ASCII));
+        refused.put("hex with a trailing tab", (hex + "\t").getBytes(StandardCharsets.US_ASCII));
+        refused.put("0x-prefixed hex", ("0x" + hex.substring(2)).getBytes(StandardCharsets.US_ASCII));
+        for (java.util.Map.Entry<String, byte[]> bad : refused.entrySet()) {
+            write(key, bad.getValue());
+            KeyFileException e = assertThrows(KeyFileException.class, () -> KeyRingSource.read(dir), bad.getKey());
+            assertTrue(e.reason() == Reason.WRONG_LENGTH || e.reason() == Reason.NOT_HEX, bad.getKey() + ": " + e.reason());
+            assertEquals(key, e.path());
+            assertTrue(e.getMessage().contains("32 or 64 hex digits"), e.getMessage());
+            assertFalse(e.getMessage().contains("horse"), e.getMessage());
+        }
+        write(key, passphrase);
+        assertEquals(Reason.NOT_HEX, assertThrows(KeyFileException.class, () -> KeyRingSource.read(dir)).reason());
     }
 
     @Test
@@ -124,13 +167,14 @@ class KeyRingSourceTest {
     @Test
     void wrongLengthNamesLengthsButNotContent() throws IOException {
         write(dir.resolve("active"), "1");
-        for (String content : new String[] {"abcdefabcdefabcdefabcdef01234", // 29 chars
-                "0123456789abcdef0123456789abcdeg", // 32 chars, not hex, not 16/32 raw after newline below
+        for (String content : new String[] {"abcdefabcdefabcdefabcdef01234", // 29 hex digits
+                "0123456789abcdef0123456789abcdef0", // 33
                 "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4\n"}) {
             write(dir.resolve("1.key"), content + "\n");
             KeyFileException e = fails(Reason.WRONG_LENGTH);
-            assertTrue(e.getMessage().contains("found " + (content.length() + 1) + " bytes"), e.getMessage());
-            assertTrue(e.getMessage().contains("16 or 32 raw bytes"), e.getMessage());
+            // one line end is part of the format; what comes before it is counted
+            assertTrue(e.getMessage().contains("holds " + content.length() + " characters"), e.getMessage());
+            assertTrue(e.getMessage().contains("32 or 64 hex digits"), e.getMessage());
             assertFalse(e.getMessage().contains(content.strip().substring(0, 6)), e.getMessage());
         }
         write(dir.resolve("1.key"), random(24, 1));
@@ -152,23 +196,23 @@ class KeyRingSourceTest {
     @Test
     void badNamesAndIdOutOfRange() throws IOException {
         write(dir.resolve("active"), "1");
-        write(dir.resolve("1.key"), random(16, 1));
-        write(dir.resolve("65536.key"), random(16, 1));
+        writeKey(dir.resolve("1.key"), random(16, 1));
+        writeKey(dir.resolve("65536.key"), random(16, 1));
         fails(Reason.ID_OUT_OF_RANGE);
         Files.delete(dir.resolve("65536.key"));
-        write(dir.resolve("one.key"), random(16, 1));
+        writeKey(dir.resolve("one.key"), random(16, 1));
         fails(Reason.BAD_FILE_NAME);
         Files.delete(dir.resolve("one.key"));
-        write(dir.resolve("01.key"), random(16, 2));
+        writeKey(dir.resolve("01.key"), random(16, 2));
         fails(Reason.DUPLICATE_KEY_ID);
         Files.delete(dir.resolve("01.key"));
-        write(dir.resolve("65535.key"), random(16, 1));
+        writeKey(dir.resolve("65535.key"), random(16, 1));
         assertEquals(2, KeyRingSource.read(dir).size());
     }
 
     @Test
     void activeFileProblems() throws IOException {
-        write(dir.resolve("1.key"), random(16, 1));
+        writeKey(dir.resolve("1.key"), random(16, 1));
         fails(Reason.ACTIVE_MISSING);
         write(dir.resolve("active"), "");
         fails(Reason.ACTIVE_NOT_A_NUMBER);
@@ -191,11 +235,9 @@ class KeyRingSourceTest {
         byte[] k1 = random(32, 11);
         byte[] k2 = random(32, 12);
         Path v1 = Files.createDirectory(dir.resolve("..2025_01_01_00_00_00.000000001"));
-        write(v1.resolve("1.key"), Base64.getEncoder().encodeToString(k1));
+        write(v1.resolve("1.key"), HexFormat.of().formatHex(k1));
         write(v1.resolve("active"), "1");
-        Files.createSymbolicLink(dir.resolve("..data"), v1.getFileName());
-        Files.createSymbolicLink(dir.resolve("1.key"), Path.of("..data/1.key"));
-        Files.createSymbolicLink(dir.resolve("active"), Path.of("..data/active"));
+        linkSecret(dir, v1);
 
         KeyRingSource src = new KeyRingSource(dir);
         KeyRing first = src.load();
@@ -211,7 +253,7 @@ class KeyRingSourceTest {
 
         // rotation: new timestamped dir, swap ..data atomically, add the new top-level link
         Path v2 = Files.createDirectory(dir.resolve("..2025_02_01_00_00_00.000000002"));
-        write(v2.resolve("1.key"), Base64.getEncoder().encodeToString(k1));
+        write(v2.resolve("1.key"), HexFormat.of().formatHex(k1));
         write(v2.resolve("2.key"), HexFormat.of().formatHex(k2));
         write(v2.resolve("active"), "2\n");
         Files.createSymbolicLink(dir.resolve("..data_tmp"), v2.getFileName());
@@ -233,7 +275,7 @@ class KeyRingSourceTest {
 
         // a broken update is refused and the current ring stays in force
         Path v3 = Files.createDirectory(dir.resolve("..2025_03_01_00_00_00.000000003"));
-        write(v3.resolve("1.key"), Base64.getEncoder().encodeToString(k1));
+        write(v3.resolve("1.key"), HexFormat.of().formatHex(k1));
         write(v3.resolve("2.key"), "not a key");
         write(v3.resolve("active"), "2");
         Files.createSymbolicLink(dir.resolve("..data_tmp"), v3.getFileName());
@@ -245,12 +287,12 @@ class KeyRingSourceTest {
 
     @Test
     void plainFileRewriteIsNoticed() throws IOException {
-        write(dir.resolve("1.key"), random(16, 1));
+        writeKey(dir.resolve("1.key"), random(16, 1));
         write(dir.resolve("active"), "1");
         KeyRingSource src = new KeyRingSource(dir);
         src.load();
         assertFalse(src.reloadIfChanged());
-        write(dir.resolve("2.key"), random(16, 2));
+        writeKey(dir.resolve("2.key"), random(16, 2));
         write(dir.resolve("active"), "2");
         assertTrue(src.reloadIfChanged());
         assertEquals(2, src.current().activeKeyId());
@@ -266,12 +308,10 @@ class KeyRingSourceTest {
         byte[] k1 = random(16, 21);
         byte[] k2 = random(16, 22);
         Path v2 = Files.createDirectory(dir.resolve("..2025_03_01_00_00_00.000000002"));
-        write(v2.resolve("1.key"), k1);
-        write(v2.resolve("2.key"), k2);
+        writeKey(v2.resolve("1.key"), k1);
+        writeKey(v2.resolve("2.key"), k2);
         write(v2.resolve("active"), "2");
-        Files.createSymbolicLink(dir.resolve("..data"), v2.getFileName());
-        Files.createSymbolicLink(dir.resolve("1.key"), Path.of("..data/1.key"));
-        Files.createSymbolicLink(dir.resolve("active"), Path.of("..data/active"));
+        linkSecret(dir, v2);
         // no top-level 2.key link yet
         KeyRing ring = new KeyRingSource(dir).load();
         assertEquals(2, ring.activeKeyId());
@@ -287,7 +327,7 @@ class KeyRingSourceTest {
     @Test
     void theLooseKeyFileWarningIsLoggedThroughSlf4jNamingTheFile() throws IOException {
         Path key = dir.resolve("1.key");
-        write(key, random(16, 31));
+        writeKey(key, random(16, 31));
         write(dir.resolve("active"), "1");
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class) != null, "needs a POSIX file system");
@@ -309,7 +349,7 @@ class KeyRingSourceTest {
     @Test
     void looseKeyFilePermissionsAreReportedOrRefused() throws IOException {
         Path key = dir.resolve("1.key");
-        write(key, random(16, 31));
+        writeKey(key, random(16, 31));
         write(dir.resolve("active"), "1");
         java.nio.file.attribute.PosixFileAttributeView view =
                 Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class);
@@ -345,11 +385,9 @@ class KeyRingSourceTest {
         Path secret = Files.createDirectory(dir.resolve("secret"));
         Path version = Files.createDirectory(secret.resolve("..2026_11_22_00_00_00.000000001"));
         Path key = version.resolve("1.key");
-        write(key, random(16, 41));
+        writeKey(key, random(16, 41));
         write(version.resolve("active"), "1");
-        Files.createSymbolicLink(secret.resolve("..data"), version.getFileName());
-        Files.createSymbolicLink(secret.resolve("1.key"), Path.of("..data/1.key"));
-        Files.createSymbolicLink(secret.resolve("active"), Path.of("..data/active"));
+        linkSecret(secret, version);
         KeyRingSource refusing = new KeyRingSource(secret, KeyRingSource.PermissionPolicy.REFUSE);
 
         // the file's group is this process's own group (it created the file): the kubelet's fsGroup projection
@@ -365,7 +403,7 @@ class KeyRingSourceTest {
         // the same 0440 outside a Secret volume: a group of people, not a pod
         Path plain = Files.createDirectory(dir.resolve("plain"));
         Path plainKey = plain.resolve("1.key");
-        write(plainKey, random(16, 42));
+        writeKey(plainKey, random(16, 42));
         write(plain.resolve("active"), "1");
         Files.setPosixFilePermissions(plainKey, java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
         KeyFileException plainRefused = assertThrows(KeyFileException.class,
@@ -383,5 +421,133 @@ class KeyRingSourceTest {
         }
         KeyFileException foreign = assertThrows(KeyFileException.class, refusing::load);
         assertEquals(Reason.INSECURE_PERMISSIONS, foreign.reason());
+    }
+    private static void chmod(Path p, String perms) throws IOException {
+        Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(perms));
+    }
+
+    private static KeyFileException refused(Path keyDir, KeyRingSource.PermissionPolicy policy, Path expectedPath) {
+        KeyFileException e = assertThrows(KeyFileException.class, () -> new KeyRingSource(keyDir, policy).load(),
+                "refused under " + policy + ": " + expectedPath);
+        assertEquals(Reason.INSECURE_PERMISSIONS, e.reason(), e.getMessage());
+        assertEquals(expectedPath, e.path(), e.getMessage());
+        return e;
+    }
+
+    /**
+     * Issue 19: the checks missed a 0622 key file, a 0666 active file and a 0770 key folder, even under REFUSE. Now:
+     * anything others can write is refused under every policy; any other access for group or others to a key file,
+     * and group write on the active file or a folder, is refused under REFUSE (and a warning otherwise).
+     */
+    @Test
+    void everyLoosePermissionOnKeyFilesTheActiveFileAndFoldersIsCaught() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class) != null, "needs a POSIX file system");
+        Path keyDir = Files.createDirectory(dir.resolve("keys"));
+        Path key = keyDir.resolve("1.key");
+        Path active = keyDir.resolve("active");
+        writeKey(key, random(16, 51));
+        write(active, "1");
+        chmod(keyDir, "rwx------");
+        chmod(key, "r--------");
+        chmod(active, "r--------");
+        assertEquals(1, new KeyRingSource(keyDir, KeyRingSource.PermissionPolicy.REFUSE).load().activeKeyId(), "control");
+
+        for (String loose : List.of("rw--w--w-", "rw--w----", "r----x---", "r-------x")) { // 0622 among them
+            chmod(key, loose);
+            refused(keyDir, KeyRingSource.PermissionPolicy.REFUSE, key);
+        }
+        chmod(key, "rw-----w-");
+        refused(keyDir, KeyRingSource.PermissionPolicy.WARN, key);
+        chmod(key, "r--------");
+
+        chmod(active, "rw-rw-rw-"); // 0666
+        refused(keyDir, KeyRingSource.PermissionPolicy.WARN, active);
+        chmod(active, "rw-rw----");
+        refused(keyDir, KeyRingSource.PermissionPolicy.REFUSE, active);
+        chmod(active, "r--r--r--");
+        assertEquals(1, new KeyRingSource(keyDir, KeyRingSource.PermissionPolicy.REFUSE).load().activeKeyId(),
+                "an active file others can read names a key id, no secret");
+        chmod(active, "r--------");
+
+        chmod(keyDir, "rwxrwx---"); // 0770
+        refused(keyDir, KeyRingSource.PermissionPolicy.REFUSE, keyDir);
+        chmod(keyDir, "rwx----wx");
+        refused(keyDir, KeyRingSource.PermissionPolicy.WARN, keyDir);
+        chmod(keyDir, "rwx------");
+    }
+
+    /**
+     * Issue 19: a staged 2.key that others could write was swapped before the rotation made it active, and the
+     * attacker read every excerpt sealed after it. Refused now whatever the policy, so the rotation does not happen.
+     */
+    @Test
+    void aStagedKeyOthersCanWriteIsRefusedBeforeItCanBeSwapped() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class) != null, "needs a POSIX file system");
+        Path keyDir = Files.createDirectory(dir.resolve("keys"));
+        chmod(keyDir, "rwx------");
+        writeKey(keyDir.resolve("1.key"), random(16, 61));
+        write(keyDir.resolve("active"), "1");
+        chmod(keyDir.resolve("1.key"), "r--------");
+        KeyRingSource source = new KeyRingSource(keyDir); // the default policy, WARN
+        source.load();
+        Path staged = keyDir.resolve("2.key");
+        writeKey(staged, random(16, 62));
+        chmod(staged, "rw-rw-rw-");
+        byte[] attackers = random(16, 63);
+        writeKey(staged, attackers); // the swap
+        write(keyDir.resolve("active"), "2"); // the operator's rotation
+        KeyFileException e = assertThrows(KeyFileException.class, source::reloadIfChanged);
+        assertEquals(Reason.INSECURE_PERMISSIONS, e.reason());
+        assertEquals(staged, e.path());
+        assertEquals(1, source.current().activeKeyId(), "new excerpts stay sealed under key 1");
+    }
+
+    /**
+     * Kubernetes' layout: the names are links (lrwxrwxrwx) whose own mode means nothing; the real files and the version
+     * folder are judged, and the volume's sticky tmpfs root is accepted. A name linked into a folder others can write
+     * is refused.
+     */
+    @Test
+    void theSecretLayoutIsJudgedByItsRealFilesAndFolders() throws IOException, InterruptedException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/self/status")), "needs Linux");
+        Path secret = Files.createDirectory(dir.resolve("secret"));
+        Path version = Files.createDirectory(secret.resolve("..2026_11_26_00_00_00.000000001"));
+        Path key = version.resolve("1.key");
+        writeKey(key, random(16, 71));
+        write(version.resolve("active"), "1");
+        linkSecret(secret, version);
+        chmod(key, "r--------");
+        chmod(version.resolve("active"), "r--------");
+        chmod(version, "r-xr-xr-x");
+        Process sticky = new ProcessBuilder("chmod", "1777", secret.toString()).inheritIO().start();
+        assertEquals(0, sticky.waitFor());
+        KeyRingSource refusing = new KeyRingSource(secret, KeyRingSource.PermissionPolicy.REFUSE);
+        assertEquals(1, refusing.load().activeKeyId(), "kubelet's tmpfs root 1777 and links lrwxrwxrwx are fine");
+
+        chmod(secret, "rwxrwxrwx"); // the same root without the sticky bit: the ..data link could be replaced
+        refused(secret, KeyRingSource.PermissionPolicy.WARN, secret);
+        chmod(secret, "rwx------");
+        chmod(version, "rwxrwxrwx");
+        refused(secret, KeyRingSource.PermissionPolicy.WARN, version);
+        chmod(version, "r-x------");
+        chmod(key, "rw-rw-rw-");
+        refused(secret, KeyRingSource.PermissionPolicy.WARN, key); // read through ..data: the real file is named
+        chmod(key, "r--------");
+
+        // Outside a Secret volume, a key linked from a folder others can write into (it could be replaced there).
+        Path plain = Files.createDirectory(dir.resolve("plain"));
+        Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
+        writeKey(elsewhere.resolve("1.key"), random(16, 72));
+        chmod(elsewhere.resolve("1.key"), "r--------");
+        write(plain.resolve("active"), "1");
+        chmod(plain, "rwx------");
+        Files.createSymbolicLink(plain.resolve("1.key"), elsewhere.resolve("1.key"));
+        chmod(elsewhere, "rwx------");
+        assertEquals(1, new KeyRingSource(plain, KeyRingSource.PermissionPolicy.REFUSE).load().activeKeyId(), "control");
+        chmod(elsewhere, "rwxrwxrwx");
+        refused(plain, KeyRingSource.PermissionPolicy.WARN, elsewhere.toRealPath());
+        chmod(elsewhere, "rwx------");
     }
 }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+@org.junit.jupiter.api.Tag("unit")
 class KnownAnswerTest {
 
     // NIST SP 800-38A, F.5.1 CTR-AES128.Encrypt

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link ExcerptSealer#sealToMemory}, the CTR seal into the library's direct staging buffer (the same bytes as
  * {@link ExcerptSealer#sealInPlace} under the same nonce). The memory is allocated here, as a mapped file would be.
  */
+@org.junit.jupiter.api.Tag("unit")
 class MemoryPathsTest {
     private static final int CAPACITY = 1 << 22;
     /** Where a native destination lies: past any envelope the tests put at {@code memory}. */

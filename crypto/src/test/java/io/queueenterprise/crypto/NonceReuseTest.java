@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * leaked one-time key is used to forge edits, and the forgery works only on the excerpts that shared the
  * nonce: every other excerpt has its own one-time key.
  */
+@org.junit.jupiter.api.Tag("unit")
 class NonceReuseTest {
     static final CipherMode AUTH = CipherMode.AES_128_CTR_POLY1305;
     static final int H = Envelope.HEADER_LENGTH;

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * writes nothing outside the plaintext range; nothing else is ever thrown. The memory path reads an exact-size
  * native copy of the input, so it is given no bytes past the envelope to lean on.
  */
+@org.junit.jupiter.api.Tag("unit")
 class OpenPathsFuzzTest {
     private static final byte CANARY = 0x5A;
 

@@ -3,20 +3,18 @@ package io.queueenterprise.crypto;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Steady-state seal + open allocate nothing. Uses the per-thread allocation counter (deterministic, not timing).
  */
+@org.junit.jupiter.api.Tag("unit")
+@org.junit.jupiter.api.Tag("slow")
 class ZeroAllocationTest {
     private static final int WARMUP = 30_000;
     private static final int MEASURED = 100_000;
-    static volatile Object sink;
-
     static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> cases() {
         return SealOpenTest.modesAndEngines();
     }
@@ -24,11 +22,7 @@ class ZeroAllocationTest {
     @ParameterizedTest
     @MethodSource("cases")
     void sealAndOpenDoNotAllocate(CipherMode mode, CryptoEngine engine) {
-        java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "needs HotSpot's ThreadMXBean");
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
-        Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported());
-        mx.setThreadAllocatedMemoryEnabled(true);
+        AllocationCounter counter = AllocationCounter.enabled();
 
         // A ring behind a volatile read, as the library will use it; both key ids in use, rotating once.
         AtomicReference<KeyRing> ring = new AtomicReference<>(SealOpenTest.RING);
@@ -42,24 +36,11 @@ class ZeroAllocationTest {
         ring.set(SealOpenTest.RING.withActiveKeyId(3)); // key 3 for new writes; both ids cached in the opener
         run(sealer, opener, bufs, sizes, WARMUP);
 
-        // control: the counter does see allocation in this JVM (so the assertion below can fail)
-        long c0 = mx.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 1000; i++) {
-            sink = new byte[100 + (i & 1)];
-        }
-        assertTrue(mx.getCurrentThreadAllocatedBytes() - c0 >= 100_000, "allocation counter not working");
-
-        // Three measured rounds, the least counts: an allocation on the path shows in every round, a one-off JIT
-        // event (a deoptimisation rematerialising objects: 2.5 KB once in a CI run) in one.
-        long[] rounds = new long[3];
-        long sum = 0;
-        for (int r = 0; r < rounds.length; r++) {
-            long before = mx.getCurrentThreadAllocatedBytes();
-            sum += run(sealer, opener, bufs, sizes, MEASURED);
-            rounds[r] = mx.getCurrentThreadAllocatedBytes() - before;
-        }
-        long allocated = java.util.Arrays.stream(rounds).min().orElseThrow();
-        assertTrue(sum != 42);
+        counter.assertSeesAllocation();
+        long[] sum = {0};
+        long[] rounds = counter.threeRounds(() -> sum[0] += run(sealer, opener, bufs, sizes, MEASURED));
+        long allocated = AllocationCounter.least(rounds);
+        assertTrue(sum[0] != 42);
         // The smallest object is 16 bytes, so an allocation in even one operation in 200 would show as
         // 16 KB in every round. The 1 KiB allowance is for stray one-off events in the quietest round.
         assertTrue(allocated < 1024, mode + "/" + engine + ": " + java.util.Arrays.toString(rounds) + " bytes per round of "

@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code ./mvnw install} publishes; third-party artifacts come from the real local repository behind
  * it (Maven's chained local repository, read-only), so nothing of ours lands in {@code ~/.m2}.
  */
+@org.junit.jupiter.api.Tag("process")
 class ConsumerBuildIT {
     private static final Path ROOT = Path.of(System.getProperty("qe.project.root"));
     private static final Path CONSUMER_REPO = Path.of(System.getProperty("qe.consumer.repo"));
@@ -80,6 +81,83 @@ class ConsumerBuildIT {
         }
         FileTime realJarAfter = Files.exists(realLibraryJar) ? Files.getLastModifiedTime(realLibraryJar) : null;
         assertEquals(realJarBefore, realJarAfter, "nothing of ours was written into the real local repository");
+    }
+
+    /**
+     * {@code examples/remote-client} builds by coordinates (the remote client through the BOM) and refuses wrong values
+     * with one line naming the option, exit code 2, before any network traffic; a cluster that is not there is exit
+     * code 1 with the client's reason (a loopback port nothing listens on). Its run against a real QueueCluster is the
+     * operator module's RemoteClientExampleIT.
+     */
+    @Test
+    void theRemoteClientExampleBuildsByCoordinatesAndNamesEveryWrongValue() throws Exception {
+        Path app = copyTree(ROOT.resolve("examples/remote-client"), tmp.resolve("remote-client"));
+        maven(app, "package");
+        List<String> classpath = new ArrayList<>();
+        classpath.add(app.resolve("target/remote-client-example-1.0.jar").toString());
+        try (Stream<Path> jars = Files.list(app.resolve("target/lib"))) {
+            jars.map(Path::toString).sorted().forEach(classpath::add);
+        }
+        assertTrue(classpath.stream().anyMatch(p -> p.endsWith("/queue-enterprise-remote-client-0.1.0-SNAPSHOT.jar")), "the remote client: " + classpath);
+        assertFalse(classpath.stream().anyMatch(p -> p.contains("queue-enterprise-replication") || p.contains("queue-enterprise-cli")),
+                "no node or command-line module of ours: " + classpath);
+        Path keys = writeKeyDirectory(tmp.resolve("keys"));
+        Path credential = Files.writeString(Files.createFile(tmp.resolve("credential"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))), "ab".repeat(32));
+        List<String> files = List.of("--credential-file", credential.toString(), "--key-dir", keys.toString());
+
+        record Wrong(String main, List<String> options, String named) {
+        }
+        List<Wrong> wrongs = List.of(
+                new Wrong("Producer", List.of("--queue", "orders", "--nodes", "127.0.0.1", "--count", "5"), "--nodes: '127.0.0.1' is not HOST:PORT"),
+                new Wrong("Producer", List.of("--queue", "orders", "--nodes", "127.0.0.1:70000", "--count", "5"), "--nodes: '127.0.0.1:70000' is not HOST:PORT"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--count", "5"), "--cluster needs --namespace"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "Orders", "--namespace", "t", "--count", "5"), "--cluster: 'Orders' is not a DNS label"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t"), "give --count N or --duration D"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "0"), "--count: 0 is not a positive number"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--duration", "5x"), "'--duration': '5x' is not a duration"),
+                new Wrong("Producer", List.of("--cluster", "orders", "--namespace", "t", "--count", "5"), "--queue (or QE_QUEUE) is required"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "5",
+                        "--credential-file", tmp.resolve("absent").toString()), "--credential-file: " + tmp.resolve("absent") + " is not a readable file"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "5",
+                        "--credential-file", credential.toString(), "--key-dir", tmp.toString()), "--key-dir: " + tmp + " is not a key directory"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--duration", "0s"), "--duration: must be above zero"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "5", "--ack-timeout", "0ms"), "--ack-timeout: must be above zero"),
+                new Wrong("Producer", List.of("--queue", "orders", "--nodes", "127.0.0.1:1", "--cluster", "orders", "--count", "5"), "not both"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "0"), "--count: 0 is not a positive number"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--idle-timeout", "0s"), "--idle-timeout: must be above zero"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--prefer-replica", "3"), "--prefer-replica: 3 is not 0-2"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--after-index", "-1"), "--after-index: -1 is not an index"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--nodes", "127.0.0.1:1", "--nodes", "x"), "--nodes: 'x' is not HOST:PORT"));
+        for (Wrong wrong : wrongs) {
+            List<String> command = new ArrayList<>(List.of(java(), "@" + ROOT.resolve("bin/jvm.args"), "-cp", String.join(":", classpath),
+                    "com.example.remote." + wrong.main()));
+            command.addAll(wrong.options());
+            if (wrong.options().stream().noneMatch(o -> o.equals("--credential-file"))) {
+                command.addAll(files);
+            }
+            Result run = run(command, tmp, 60);
+            assertEquals(2, run.exitCode, wrong + ": " + run.output);
+            List<String> lines = run.output.lines().filter(l -> !l.isBlank()).toList();
+            assertEquals(1, lines.size(), "one line: " + run.output);
+            assertTrue(lines.get(0).contains(wrong.named()), wrong + ": " + run.output);
+        }
+
+        // right values, no cluster there: the client's reason, exit 1, nothing claimed as written
+        List<String> command = new ArrayList<>(List.of(java(), "@" + ROOT.resolve("bin/jvm.args"), "-cp", String.join(":", classpath),
+                "com.example.remote.Producer", "--queue", "orders", "--nodes", "127.0.0.1:" + unusedUdpPort(), "--count", "3",
+                "--connect-timeout", "2s"));
+        command.addAll(files);
+        Result noCluster = run(command, tmp, 60);
+        assertEquals(1, noCluster.exitCode, noCluster.output);
+        assertTrue(noCluster.output.contains("producer: NO_LEADER: "), noCluster.output);
+        assertFalse(noCluster.output.contains("ACKED"), noCluster.output);
+    }
+
+    private static int unusedUdpPort() throws IOException {
+        try (java.net.DatagramSocket socket = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 
     @Test
@@ -139,7 +217,8 @@ class ConsumerBuildIT {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         Files.write(Files.createFile(dir.resolve("1.key"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
-                key, StandardOpenOption.WRITE);
+                (java.util.HexFormat.of().formatHex(key) + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                StandardOpenOption.WRITE); // the key file format: hex and a line end
         Files.writeString(dir.resolve("active"), "1\n");
         return dir;
     }

@@ -21,6 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * run from the cli module's classpath, bad options exit 2 before anything runs, the demo's closing
  * benchmark can be skipped.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class QeLauncherIT {
     private static final Path ROOT = Path.of(System.getProperty("qe.project.root"));
 

@@ -1,10 +1,10 @@
 package io.queueenterprise.operator;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -12,14 +12,15 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.sun.net.httpserver.HttpExchange;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.operator.api.QueueCluster;
 import io.queueenterprise.operator.model.OperatorSettings;
 import io.queueenterprise.operator.reconciler.OperatorMetrics;
 import io.queueenterprise.operator.reconciler.QueueClusterReconciler;
@@ -36,9 +37,13 @@ import io.queueenterprise.operator.reconciler.dependent.ModelSupport;
  */
 public final class QueueEnterpriseOperator implements AutoCloseable {
     public static final String LEASE_NAME = "queue-enterprise-operator";
-    public static final String READINESS_PATH = "/readyz";
     private static final Logger LOG = LoggerFactory.getLogger(QueueEnterpriseOperator.class);
     private final Operator operator;
+    private final KubernetesClient client;
+    private final Set<String> watchedNamespaces;
+    private final OperatorMetrics metrics;
+    /** Informers that only hear QueueClusters deleted, so that their metric series go with them. */
+    private final List<SharedIndexInformer<QueueCluster>> deletions = new ArrayList<>();
 
     /**
      * @param watchedNamespaces empty: all namespaces
@@ -74,7 +79,10 @@ public final class QueueEnterpriseOperator implements AutoCloseable {
                     LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE, leaseIdentity, null, exitOnLostLeadership));
             }
         });
-        operator.register(new QueueClusterReconciler(new OperatorMetrics(registry)), override -> {
+        this.client = client;
+        this.watchedNamespaces = watchedNamespaces;
+        this.metrics = new OperatorMetrics(registry);
+        operator.register(new QueueClusterReconciler(metrics), override -> {
             if (watchedNamespaces.isEmpty()) {
                 override.watchingAllNamespaces();
             } else {
@@ -85,6 +93,28 @@ public final class QueueEnterpriseOperator implements AutoCloseable {
 
     public void start() {
         operator.start();
+        // JOSDK tells a reconciler of a deletion only through a finalizer (Cleaner), which would make deleting a
+        // QueueCluster wait for a running operator; a plain informer hears the deletion without holding it up.
+        ResourceEventHandler<QueueCluster> forgetDeleted = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(QueueCluster cluster) {
+            }
+
+            @Override
+            public void onUpdate(QueueCluster before, QueueCluster after) {
+            }
+
+            @Override
+            public void onDelete(QueueCluster cluster, boolean finalStateUnknown) {
+                metrics.forget(cluster.getMetadata().getNamespace(), cluster.getMetadata().getName(), cluster.getMetadata().getUid());
+            }
+        };
+        if (watchedNamespaces.isEmpty()) {
+            deletions.add(client.resources(QueueCluster.class).inAnyNamespace().inform(forgetDeleted));
+        } else {
+            watchedNamespaces.forEach(namespace ->
+                deletions.add(client.resources(QueueCluster.class).inNamespace(namespace).inform(forgetDeleted)));
+        }
     }
 
     /**
@@ -95,21 +125,9 @@ public final class QueueEnterpriseOperator implements AutoCloseable {
         return operator.getRuntimeInfo().isStarted() && operator.getRuntimeInfo().allEventSourcesAreHealthy();
     }
 
-    /** {@code GET /readyz} on the metrics server: 200 when {@link #ready()}, else 503; any other path not found. */
-    private void answerProbe(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            boolean known = READINESS_PATH.equals(exchange.getRequestURI().getPath());
-            boolean ready = known && ready();
-            byte[] body = (!known ? "not found\n" : ready ? "ready\n" : "not ready\n").getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(!known ? 404 : ready ? 200 : 503, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
-    }
-
     @Override
     public void close() {
+        deletions.forEach(SharedIndexInformer::close);
         operator.stop();
     }
 
@@ -134,8 +152,7 @@ public final class QueueEnterpriseOperator implements AutoCloseable {
         QueueEnterpriseOperator operator = new QueueEnterpriseOperator(client, OperatorSettings.fromEnvironment(environment),
             namespaces, environment.get("QE_LEASE_NAMESPACE"), leaseIdentity == null || leaseIdentity.isBlank() ? null : leaseIdentity,
             registry, true);
-        HTTPServer metrics = HTTPServer.builder().port(metricsPort).registry(registry).registerHealthHandler(true)
-            .defaultHandler(operator::answerProbe).buildAndStart();
+        OperatorEndpoints metrics = OperatorEndpoints.start("0.0.0.0", metricsPort, registry, operator::ready);
         operator.operator.installShutdownHook(Duration.ofSeconds(10));
         Runtime.getRuntime().addShutdownHook(new Thread(metrics::close, "metrics-shutdown"));
         operator.start();

@@ -59,8 +59,6 @@ public final class EnterpriseQueue implements AutoCloseable {
     private final LastIndexWatch lastIndexWatch;
     /** What this queue recorded as written outside its cycle files, for its tailers ({@link WrittenMarks}). */
     private final WrittenMarks.Reader written;
-    /** Where new appenders' writer epochs come from: random, or the term this queue was promoted under. */
-    private volatile WriterEpochs writerEpochs;
     /** Quorum acks asked for in code ({@link Builder#quorumAcks}); null otherwise. */
     private final Duration quorumAckTimeout;
     /** Refuses appends before the file system is full; null for a read-only queue. */
@@ -79,9 +77,6 @@ public final class EnterpriseQueue implements AutoCloseable {
         this.role = role;
         this.lastIndexWatch = new LastIndexWatch(chronicle);
         this.written = new WrittenMarks.Reader(chronicle, storageGuard == null, cutFiles);
-        // Term epochs belong to the instance that promoted (see promote): a reopened leader, or a second
-        // process on the same directory, must not restart that term's slots at 0.
-        this.writerEpochs = WriterEpochs.random();
     }
 
     /** Starts building a queue stored in directory {@code dir} (created if absent). */
@@ -124,7 +119,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         StorageGuard.Budget budget = storageGuard.new Budget();
         WrittenMarks.Writer marks = new WrittenMarks.Writer(chronicle);
         QueueAppender local = keys == null ? new PlainAppender(name(), appender, maxExcerptLength(), budget, marks)
-                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, writerEpochs), maxExcerptLength(), budget, marks);
+                : new EncryptedAppender(name(), appender, keys, keys.newSealer(engine, WriterEpochs.random()), maxExcerptLength(), budget, marks);
         if (!nodeHosted) {
             return new CheckedAppender(name(), local, chronicle);
         }
@@ -286,7 +281,7 @@ public final class EnterpriseQueue implements AutoCloseable {
         }
         QueueDescriptor candidate = QueueDescriptor.recovered(name, mode, incarnation);
         DescriptorRecovery.proveOnFirstExcerpt(queueDir, candidate, ring);
-        try (QueueKeys keys = QueueKeys.open(queueDir, name, null, mode, candidate, ring, null,
+        try (QueueKeys keys = QueueKeys.open(queueDir, name, null, mode, candidate, false, ring, null,
                 KeyRingSource.PermissionPolicy.WARN, false, null)) {
             return keys.descriptor();
         }
@@ -303,9 +298,11 @@ public final class EnterpriseQueue implements AutoCloseable {
     }
 
     /**
-     * Makes a replica (or a leader of an older term) the leader under {@code term}: appenders created from now
-     * on seal with writer epochs of that term. The term is recorded in the queue directory before it takes
-     * effect and must be higher than any term this directory was promoted under, so no term is used twice.
+     * Makes a replica (or a leader of an older term) the leader under {@code term}: appenders can be created from
+     * now on. The term is recorded in the queue directory before it takes effect and must be higher than any term
+     * this directory was promoted under. The term fences; it does not number nonces: appenders seal with random
+     * writer epochs as on any queue, so a term used twice (the role file edited back, a restored snapshot, two
+     * replicas promoted under one term) repeats no nonce (docs/crypto.md, "Nonces").
      *
      * @throws QueueConfigurationException if the term is not above the recorded one
      * @throws QueueStateException on a queue opened read-only or closed
@@ -319,7 +316,6 @@ public final class EnterpriseQueue implements AutoCloseable {
             throw new QueueStateException(name(), "cannot promote: the queue in " + path + " was opened read-only", null);
         }
         role.promote(name(), term);
-        writerEpochs = WriterEpochs.ofTerm(term);
     }
 
     /**
@@ -467,7 +463,10 @@ public final class EnterpriseQueue implements AutoCloseable {
 
         /**
          * Create this queue as a replica of another: same name, encryption and incarnation id, so
-         * the same keys open the same sealed excerpts at the same indexes.
+         * the same keys open the same sealed excerpts at the same indexes. An encrypted leader's descriptor must be
+         * authentic under these keys ({@code DESCRIPTOR_NOT_AUTHENTIC} otherwise), and its mode must be the one this
+         * builder asks for: a leader in {@code AES_128_CTR} needs {@code cipherMode(AES_128_CTR)} here too
+         * ({@code CIPHER_MODE_MISMATCH} otherwise). Nothing is written when either is refused.
          */
         public Builder replicaOf(QueueDescriptor leaderDescriptor) {
             this.replicaOf = Objects.requireNonNull(leaderDescriptor, "leaderDescriptor");
@@ -533,13 +532,12 @@ public final class EnterpriseQueue implements AutoCloseable {
                             dir + " holds a plain Chronicle queue (cycle files, no " + QueueDescriptor.FILE_NAME
                                     + "); open it without encryption");
                 }
-                // Authenticated unless the application asks otherwise in code: never because a file says so.
-                // (A replica takes the mode of the leader's descriptor, which the application passed in code.)
-                CipherMode requested = cipherMode != null ? cipherMode
-                        : replicaOf != null && replicaOf.encrypted() ? replicaOf.cipherMode() : DEFAULT_CIPHER_MODE;
+                // Authenticated unless the application asks otherwise in code: never because a file says so, and a
+                // leader's descriptor is a file too (replicaOf(QueueDescriptor.read(dir)) is how it is passed).
+                CipherMode requested = cipherMode != null ? cipherMode : DEFAULT_CIPHER_MODE;
                 QueueDescriptor fresh = replicaOf != null ? replicaOf : QueueDescriptor.create(label, requested);
-                keys = QueueKeys.open(dir, label, existing, requested, fresh, keyRing, keyDirectory, keyFilePolicy,
-                        readOnly, keyReloadInterval);
+                keys = QueueKeys.open(dir, label, existing, requested, fresh, replicaOf != null, keyRing, keyDirectory,
+                        keyFilePolicy, readOnly, keyReloadInterval);
                 descriptor = keys.descriptor();
             } else {
                 if (cipherMode != null) {

@@ -41,6 +41,7 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     /** The latest ring whose active key the descriptor has recorded: the only ring sealers see. */
     private volatile KeyRing sealingRing;
     private ScheduledExecutorService reloader;
+    private boolean closed; // under this object's lock
 
     private QueueKeys(Path queueDir, QueueDescriptor descriptor, KeyRingSource source, boolean readOnly) {
         this.queueDir = queueDir;
@@ -55,13 +56,27 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
      * Opens (or, when {@code dir} has no descriptor and may be written, creates) the keys of an encrypted
      * queue. {@code existing} is the descriptor read from {@code dir} (null: none); {@code fresh} is the one to
      * create when there is none (a new queue, or a replica's copy of its leader's); {@code requestedMode} is
-     * the mode the application asked for, explicitly or by default.
+     * the mode the application asked for, explicitly or by default. {@code freshFromLeader}: {@code fresh} is a
+     * leader's descriptor (a replica's), believed only if authentic and of the requested mode.
      */
     static QueueKeys open(Path dir, String label, QueueDescriptor existing, CipherMode requestedMode,
-                          QueueDescriptor fresh, KeyRing fixedRing, Path keyDirectory,
+                          QueueDescriptor fresh, boolean freshFromLeader, KeyRing fixedRing, Path keyDirectory,
                           KeyRingSource.PermissionPolicy keyFilePolicy, boolean readOnly, Duration reloadInterval) {
         KeyRingSource source = keyDirectory == null ? null : new KeyRingSource(keyDirectory, keyFilePolicy);
         KeyRing ring = source == null ? fixedRing : load(source, label);
+        try {
+            return open(dir, label, existing, requestedMode, fresh, freshFromLeader, ring, source, readOnly, reloadInterval);
+        } catch (RuntimeException e) {
+            if (source != null) {
+                wipe(ring);
+            }
+            throw e;
+        }
+    }
+
+    private static QueueKeys open(Path dir, String label, QueueDescriptor existing, CipherMode requestedMode,
+                                  QueueDescriptor fresh, boolean freshFromLeader, KeyRing ring, KeyRingSource source,
+                                  boolean readOnly, Duration reloadInterval) {
         QueueDescriptor descriptor;
         if (existing != null) {
             descriptor = existing;
@@ -71,8 +86,11 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         } else {
             // Created authenticated from the first byte: the active key's fingerprint and the authenticator.
             QueueKeys creator = new QueueKeys(dir, fresh, null, false);
-            if (fresh.macKeyId() >= 0) { // a replica's copy of its leader's descriptor: believe it only if authentic
+            if (freshFromLeader && fresh.encrypted()) {
+                // A leader's descriptor is a file like any other: believed only if authentic (a missing authenticator
+                // is refused, never re-signed), and its mode only if the application asked for it in code.
                 creator.verify(fresh, ring);
+                checkMode(fresh, requestedMode, dir);
             }
             QueueDescriptor signed = creator.sign(creator.withActiveFingerprint(fresh, ring), ring);
             descriptor = signed.createIn(dir); // another process may have created one first: that one counts
@@ -81,12 +99,7 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
             throw new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.PLAIN_QUEUE_OPENED_AS_ENCRYPTED,
                     "the queue in " + dir + " is plain; open it without encryption");
         }
-        if (descriptor.cipherMode() != requestedMode) {
-            throw new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
-                    "asked for " + requestedMode + (requestedMode == EnterpriseQueue.DEFAULT_CIPHER_MODE ? " (the default)" : "")
-                            + " but the queue's descriptor says " + descriptor.cipherMode()
-                            + "; a queue without authentication is only opened when the application asks for that mode in code");
-        }
+        checkMode(descriptor, requestedMode, dir);
         QueueKeys keys = new QueueKeys(dir, descriptor, source, readOnly);
         keys.checkFingerprints(ring);
         keys.verify(descriptor, ring);
@@ -95,6 +108,15 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
             keys.startReloading(reloadInterval);
         }
         return keys;
+    }
+
+    private static void checkMode(QueueDescriptor descriptor, CipherMode requestedMode, Path dir) {
+        if (descriptor.cipherMode() != requestedMode) {
+            throw new QueueConfigurationException(descriptor.name(), QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH,
+                    "asked for " + requestedMode + (requestedMode == EnterpriseQueue.DEFAULT_CIPHER_MODE ? " (the default)" : "")
+                            + " but the queue's descriptor" + (dir == null ? "" : " for " + dir) + " says " + descriptor.cipherMode()
+                            + "; a queue without authentication is only opened when the application asks for that mode in code");
+        }
     }
 
     @Override
@@ -119,13 +141,14 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
      * descriptor when it first writes, never when a queue is merely opened, so readers change nothing.
      */
     void prepareToSeal() {
-        KeyRing current = ring;
-        if (current != sealingRing) {
-            recordActiveKey(current);
+        if (ring != sealingRing) {
+            recordActiveKey();
         }
     }
 
-    private synchronized void recordActiveKey(KeyRing candidate) {
+    private synchronized void recordActiveKey() {
+        // Read under the lock: a ring read before it may have been replaced and wiped by a reload meanwhile.
+        KeyRing candidate = ring;
         if (candidate == sealingRing) {
             return;
         }
@@ -147,7 +170,9 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
                 return sign(withActiveFingerprint(current, candidate), candidate);
             });
         }
+        KeyRing replaced = sealingRing;
         sealingRing = candidate;
+        retire(replaced);
     }
 
     ExcerptOpener newOpener(CryptoEngine engine) {
@@ -168,9 +193,10 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
     }
 
     synchronized boolean reload() {
-        if (source == null) {
+        if (source == null || closed) {
             return false;
         }
+        KeyRing before = source.current();
         try {
             source.reloadIfChanged();
         } catch (io.queueenterprise.crypto.KeyFileException e) {
@@ -179,12 +205,37 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
         // Compare with what this queue installed, not with what the source read last: a ring refused
         // once stays refused (and reported) until the directory is fixed.
         KeyRing latest = source.current();
+        if (latest != before) {
+            retire(before); // a ring refused earlier, now replaced by the source
+        }
         if (latest == ring) {
             return false;
         }
         checkFingerprints(latest);
+        KeyRing replaced = ring;
         ring = latest; // its active key is recorded when it first writes (prepareToSeal)
+        retire(replaced);
         return true;
+    }
+
+    /**
+     * Wipes a ring this queue loaded from files once nothing can take it any more: it is neither installed, nor the
+     * sealers' ring, nor the source's latest. Called under this object's lock, after the fields that replaced it were
+     * written: a sealer or opener that took it just before derives from a wiped key, notices (the crypto module
+     * checks after copying the material) and takes the ring again.
+     */
+    private void retire(KeyRing old) {
+        if (source != null && old != null && old != ring && old != sealingRing && old != source.current()) {
+            wipe(old);
+        }
+    }
+
+    private static void wipe(KeyRing loaded) {
+        if (loaded != null) {
+            for (int id : loaded.keyIds()) {
+                loaded.key(id).destroy();
+            }
+        }
     }
 
     /** Refuses a ring holding a key id the queue knows under another key. */
@@ -304,10 +355,15 @@ final class QueueKeys implements Supplier<KeyRing>, AutoCloseable {
             reloader.shutdownNow();
         }
         if (source != null) {
-            KeyRing last = source.current();
-            if (last != null) {
-                for (int id : last.keyIds()) {
-                    last.key(id).destroy();
+            synchronized (this) {
+                closed = true;
+                KeyRing latest = source.current();
+                wipe(latest);
+                if (ring != latest) {
+                    wipe(ring);
+                }
+                if (sealingRing != latest && sealingRing != ring) {
+                    wipe(sealingRing);
                 }
             }
         }

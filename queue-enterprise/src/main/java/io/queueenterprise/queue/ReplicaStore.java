@@ -1,6 +1,8 @@
 package io.queueenterprise.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.PointerBytesStore;
 import net.openhft.chronicle.core.values.LongValue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -46,14 +48,16 @@ public final class ReplicaStore implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue chronicle;
     private final LongValue writableTerm;
-    private final Bytes<byte[]> writeScratch = Bytes.allocateElasticOnHeap(4096);
+    /** {@link #append}'s view of the caller's bytes (duty thread). */
+    private final SourceView appendSource = new SourceView();
     private final StorageGuard storageGuard;
     private final StorageGuard.Budget storage;
     private final String queueName; // for errors, computed once: the write path allocates nothing
     private ExcerptAppender appender;
     /** {@link #writeAt}'s own: it may run on another thread than {@link #append}, and appenders are single-threaded. */
     private ExcerptAppender replicaAppender;
-    private final Bytes<byte[]> replicaScratch = Bytes.allocateElasticOnHeap(4096);
+    /** {@link #writeAt}'s view of the caller's bytes (the queue's writer thread). */
+    private final SourceView replicaSource = new SourceView();
     private final StorageGuard.Budget replicaStorage;
     /** One per appender: {@link #append} and {@link #writeAt} may run on different threads. */
     private final WrittenMarks.Writer marks;
@@ -281,13 +285,24 @@ public final class ReplicaStore implements AutoCloseable {
      * @throws StorageFullException if the file system is nearly full (nothing written)
      */
     public void writeAt(long index, byte[] src, int offset, int length) {
+        writeAt(index, replicaSource.of(src, offset, length), length);
+    }
+
+    /**
+     * As {@link #writeAt(long, byte[], int, int)}, from native memory {@code [address, address+length)} that the
+     * caller keeps unchanged until this returns (a follower's hand-off ring): Chronicle copies it straight into the
+     * mapped cycle file, the one copy this write makes.
+     */
+    public void writeAt(long index, long address, int length) {
+        writeAt(index, replicaSource.of(address, length), length);
+    }
+
+    private void writeAt(long index, BytesStore<?, ?> source, int length) {
         if (replicaAppender == null) {
             replicaAppender = chronicle.createAppender(); // can wait out a stalled or dead writer's lock: seconds
         }
         replicaStorage.spend(queueName, length); // StorageFullException: nothing written
-        replicaScratch.clear();
-        replicaScratch.write(src, offset, length);
-        ((InternalAppender) replicaAppender).writeBytes(index, replicaScratch);
+        ((InternalAppender) replicaAppender).writeBytes(index, source);
         long written = replicaAppender.lastIndexAppended();
         if (written != index) { // Chronicle ignores an index below its end: never let that pass silently
             throw new IllegalStateException("excerpt for index 0x" + Long.toHexString(index)
@@ -303,13 +318,23 @@ public final class ReplicaStore implements AutoCloseable {
      * @throws StorageFullException if the file system is nearly full (nothing written)
      */
     public long append(byte[] src, int offset, int length) {
+        return append(appendSource.of(src, offset, length), length);
+    }
+
+    /**
+     * As {@link #append(byte[], int, int)}, from native memory {@code [address, address+length)} that the caller keeps
+     * unchanged until this returns (a client frame in Aeron's term buffer): one copy, into the mapped cycle file.
+     */
+    public long append(long address, int length) {
+        return append(appendSource.of(address, length), length);
+    }
+
+    private long append(BytesStore<?, ?> source, int length) {
         if (appender == null) {
             appender = chronicle.createAppender();
         }
         storage.spend(queueName, length); // StorageFullException: nothing written
-        writeScratch.clear();
-        writeScratch.write(src, offset, length);
-        appender.writeBytes(writeScratch);
+        appender.writeBytes(source);
         long index = appender.lastIndexAppended();
         marks.written(index);
         return index;
@@ -407,8 +432,45 @@ public final class ReplicaStore implements AutoCloseable {
             replicaAppender.singleThreadedCheckReset(); // created on the node's writer thread, which has stopped
             replicaAppender.close();
         }
-        writeScratch.releaseLast();
-        replicaScratch.releaseLast();
+        appendSource.release();
+        replicaSource.release();
         chronicle.close();
+    }
+
+    /**
+     * The caller's bytes as Chronicle's source of one write, without copying them first (a scratch copy was one copy
+     * too many: Chronicle copies the source into the mapped file anyway). Native memory through one reused pointer;
+     * an array through a read view made once per array (callers reuse theirs), so steady writes allocate nothing.
+     * One per thread: {@link #append} and {@link #writeAt} may run on different threads.
+     */
+    private static final class SourceView {
+        private final PointerBytesStore pointer = BytesStore.nativePointer();
+
+        SourceView() {
+            pointer.singleThreadedCheckDisabled(true); // the store moves between threads (see the class comment)
+        }
+        private byte[] array;
+        private Bytes<byte[]> arrayView;
+
+        BytesStore<?, ?> of(long address, int length) {
+            pointer.set(address, length);
+            return pointer;
+        }
+
+        BytesStore<?, ?> of(byte[] src, int offset, int length) {
+            if (src != array) {
+                arrayView = Bytes.wrapForRead(src);
+                arrayView.singleThreadedCheckDisabled(true); // the store moves between threads (see the class comment)
+                array = src;
+            }
+            arrayView.readPositionRemaining(offset, length);
+            return arrayView;
+        }
+
+        void release() {
+            pointer.releaseLast();
+            array = null;
+            arrayView = null;
+        }
     }
 }

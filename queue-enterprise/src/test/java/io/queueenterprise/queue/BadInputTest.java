@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every kind of bad input gets a typed error naming the queue (and index), and loses nothing. */
+@org.junit.jupiter.api.Tag("unit")
 class BadInputTest {
 
     @TempDir
@@ -320,7 +321,7 @@ class BadInputTest {
         assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_NOT_AUTHENTIC, e.problem());
         assertEquals(before, snapshot(dir), "a refused open changes nothing in the queue directory");
         // the correct rotation: 1.key plus the real 2.key, active 2
-        Files.write(keys.resolve("1.key"), material);
+        Files.write(keys.resolve("1.key"), TestKeys.hex(material));
         byte[] realKey2 = TestKeys.randomMaterial();
         TestKeys.writeKeyFile(keys, 2, realKey2);
         try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(keys).readOnly(true).build();

@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the excerpt was sealed with: a mismatch fails authentication, or in CTR mode reads garbage),
  * nothing is lost and each writer's order is kept.
  */
+@org.junit.jupiter.api.Tag("unit")
 class ConcurrentAppendersTest {
     private static final int THREADS = 4;
     private static final int PER_THREAD = 5_000;

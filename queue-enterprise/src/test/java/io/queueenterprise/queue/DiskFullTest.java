@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is half written, every earlier excerpt reads back, and appends resume once space is freed. Without the guard
  * the same loop ends in Chronicle's write faulting half way (SIGBUS as InternalError) with its lock held.
  */
+@org.junit.jupiter.api.Tag("unit")
 class DiskFullTest {
     private static final long RESERVE = 4L << 20;
 

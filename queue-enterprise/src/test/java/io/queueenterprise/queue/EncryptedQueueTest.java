@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An encrypted queue is an ordinary Chronicle Queue whose excerpts are sealed envelopes. */
+@org.junit.jupiter.api.Tag("unit")
 class EncryptedQueueTest {
 
     @TempDir
@@ -196,8 +197,9 @@ class EncryptedQueueTest {
                     copier.writeBytes(index, sealed);
                 }
             }
+            // The mode is asked for in code, as the leader's was: a descriptor never turns authentication off.
             try (EnterpriseQueue follower = EnterpriseQueue.builder(followerDir).replicaOf(leader.descriptor())
-                    .encrypted(ring).build();
+                    .encrypted(ring).cipherMode(leader.descriptor().cipherMode()).build();
                  QueueTailer tailer = follower.createTailer()) {
                 // A replica never seals: no appender until it is promoted under a new term.
                 QueueConfigurationException refused = assertThrows(QueueConfigurationException.class,

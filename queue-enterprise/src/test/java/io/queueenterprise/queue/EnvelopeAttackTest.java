@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The attacks of the envelope-v2 review, each performed against a real queue on disk: what used to work now
  * fails, and nothing is written or accepted.
  */
+@org.junit.jupiter.api.Tag("unit")
 class EnvelopeAttackTest {
     @TempDir
     Path dir;
@@ -73,6 +74,68 @@ class EnvelopeAttackTest {
         try (net.openhft.chronicle.queue.ChronicleQueue raw = net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder
                 .single(dir.toFile()).readOnly(true).build()) {
             assertEquals(last, raw.lastIndex());
+        }
+    }
+
+    /**
+     * Issue 19: {@code replicaOf(QueueDescriptor.read(dir))} with the leader's descriptor edited to CTR and its
+     * authenticator removed. It used to re-sign the edited descriptor and, once promoted, write excerpts without a
+     * tag. A leader's descriptor must be authentic, and its mode is only believed when the application asked for it
+     * in code.
+     */
+    @Test
+    void anUnauthenticatedCtrDescriptorCannotMakeAReplicaThatWritesWithoutTags() throws IOException {
+        Path leaderDir = dir.resolve("leader");
+        Path replicaDir = dir.resolve("replica");
+        writeDefault(leaderDir, "first");
+        Path file = leaderDir.resolve(QueueDescriptor.FILE_NAME);
+        StringBuilder edited = new StringBuilder();
+        for (String line : Files.readAllLines(file)) {
+            if (!line.startsWith("mac")) {
+                edited.append(line.replace("encryption=AES_128_CTR_POLY1305", "encryption=AES_128_CTR")).append('\n');
+            }
+        }
+        Files.writeString(file, edited);
+        QueueDescriptor forged = QueueDescriptor.read(leaderDir);
+        assertEquals(CipherMode.AES_128_CTR, forged.cipherMode());
+
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> openPromoteAndWrite(EnterpriseQueue.builder(replicaDir).replicaOf(forged).encrypted(ring)));
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_NOT_AUTHENTIC, e.problem(), e.getMessage());
+        assertTrue(!Files.exists(replicaDir.resolve(QueueDescriptor.FILE_NAME)), "nothing written for the refused replica");
+        // Asking for CTR in code does not make an unauthenticated descriptor acceptable either.
+        QueueConfigurationException ctr = assertThrows(QueueConfigurationException.class,
+                () -> openPromoteAndWrite(EnterpriseQueue.builder(replicaDir).replicaOf(forged).encrypted(ring)
+                        .cipherMode(CipherMode.AES_128_CTR)));
+        assertEquals(QueueConfigurationException.Problem.DESCRIPTOR_NOT_AUTHENTIC, ctr.problem(), ctr.getMessage());
+    }
+
+    /** An authentic CTR leader's descriptor still needs CTR asked for in code: the file alone never turns tags off. */
+    @Test
+    void anAuthenticCtrLeadersReplicaNeedsCtrAskedForInCode() {
+        Path leaderDir = dir.resolve("leader");
+        QueueDescriptor leader;
+        try (EnterpriseQueue q = EnterpriseQueue.builder(leaderDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR).build()) {
+            leader = q.descriptor();
+        }
+        QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
+                () -> EnterpriseQueue.builder(dir.resolve("replica")).replicaOf(leader).encrypted(ring).build().close());
+        assertEquals(QueueConfigurationException.Problem.CIPHER_MODE_MISMATCH, e.problem(), e.getMessage());
+        assertTrue(!Files.exists(dir.resolve("replica").resolve(QueueDescriptor.FILE_NAME)));
+        try (EnterpriseQueue replica = EnterpriseQueue.builder(dir.resolve("replica")).replicaOf(leader).encrypted(ring)
+                .cipherMode(CipherMode.AES_128_CTR).build()) {
+            assertEquals(CipherMode.AES_128_CTR, replica.descriptor().cipherMode());
+        }
+    }
+
+    private static void openPromoteAndWrite(EnterpriseQueue.Builder builder) {
+        try (EnterpriseQueue replica = builder.build()) {
+            replica.promote(7);
+            try (QueueAppender appender = replica.createAppender()) {
+                appender.write("unauthenticated?".getBytes(StandardCharsets.UTF_8));
+            }
+            throw new AssertionError("the replica of a forged descriptor was opened, promoted and written as "
+                    + replica.descriptor().cipherMode());
         }
     }
 
@@ -121,14 +184,14 @@ class EnvelopeAttackTest {
             try (QueueAppender appender = replica.createAppender()) {
                 appender.write("sealed under term 5".getBytes(StandardCharsets.UTF_8));
             }
-            assertEquals(5, WriterEpochs.termOf(Envelope.epoch(lastEnvelope(replica), 0)));
+            // The term fences; the epoch is random (a term used twice must not repeat nonces: NonceUniquenessTest).
+            assertTrue(WriterEpochs.isRandom(Envelope.epoch(lastEnvelope(replica), 0)));
             assertEquals(QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
                     assertThrows(QueueConfigurationException.class, () -> replica.promote(5)).problem());
         }
         try (EnterpriseQueue restarted = EnterpriseQueue.builder(replicaDir).encrypted(ring).build()) {
             assertEquals(5, restarted.leaderTerm());
-            // Reopened, the leader of term 5 seals with random epochs: term 5's slots belong to the instance
-            // that promoted, and restarting them at 0 would repeat its nonces.
+            // Reopened, the leader of term 5 seals with random epochs, as every appender does.
             try (QueueAppender appender = restarted.createAppender()) {
                 appender.write("after restart".getBytes(StandardCharsets.UTF_8));
             }
@@ -143,7 +206,7 @@ class EnvelopeAttackTest {
             try (QueueAppender appender = restarted.createAppender()) {
                 appender.write("term 8".getBytes(StandardCharsets.UTF_8));
             }
-            assertEquals(8, WriterEpochs.termOf(Envelope.epoch(lastEnvelope(restarted), 0)));
+            assertTrue(WriterEpochs.isRandom(Envelope.epoch(lastEnvelope(restarted), 0)));
         }
     }
 

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Rotation without downtime: new writes use the new key, old excerpts stay readable. */
+@org.junit.jupiter.api.Tag("unit")
 class KeyRotationTest {
 
     @TempDir
@@ -87,7 +88,7 @@ class KeyRotationTest {
              QueueTailer tailer = queue.createTailer()) {
             appender.write(new byte[]{1});
             // Someone replaced key 1's material: refusing it protects every excerpt written so far.
-            Files.write(keys.resolve("1.key"), TestKeys.randomMaterial());
+            Files.write(keys.resolve("1.key"), TestKeys.hex(TestKeys.randomMaterial()));
             QueueConfigurationException e = assertThrows(QueueConfigurationException.class, queue::reloadKeys);
             assertEquals(QueueConfigurationException.Problem.WRONG_KEY, e.problem());
             assertThrows(QueueConfigurationException.class, queue::reloadKeys, "still refused, not silently ignored");
@@ -115,7 +116,7 @@ class KeyRotationTest {
         String expected = "WARN " + QueueKeys.class.getName() + " - queue 'queue': key reload refused, keeping the current ring: ";
         try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys)
                 .keyReloadInterval(Duration.ofMillis(20)).build()) {
-            Files.write(keys.resolve("1.key"), TestKeys.randomMaterial()); // key 1 replaced: WRONG_KEY
+            Files.write(keys.resolve("1.key"), TestKeys.hex(TestKeys.randomMaterial())); // key 1 replaced: WRONG_KEY
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!captured.toString(StandardCharsets.UTF_8).contains(expected)) {
                 assertTrue(System.nanoTime() < deadline, "a WARN through SLF4J within 20 s: " + captured);
@@ -140,6 +141,79 @@ class KeyRotationTest {
             assertFalse(loaded.activeKey().isDestroyed(), "control: usable while open");
         }
         assertTrue(loaded.activeKey().isDestroyed());
+    }
+
+    /**
+     * Issue 19: a ring replaced by a reload used to stay in memory, unwiped, until the process ended. It is wiped once
+     * nothing takes it any more: at once where no appender seals with it, after the next write where one did; a ring
+     * refused by a reload is wiped when the directory changes again. Reading and writing go on with the new ring.
+     */
+    @Test
+    void ringsReplacedByAReloadAreWiped() throws Exception {
+        Path keys = dir.resolve("keys");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender();
+             QueueTailer tailer = queue.createTailer()) {
+            appender.write(new byte[]{1});
+            io.queueenterprise.crypto.KeyRing first = queueKeys(queue).get();
+
+            TestKeys.writeKeyFile(keys, 2, TestKeys.randomMaterial());
+            assertTrue(queue.reloadKeys());
+            io.queueenterprise.crypto.KeyRing second = queueKeys(queue).get();
+            assertFalse(first.key(1).isDestroyed(), "the appender still seals with the first ring until its next write");
+            appender.write(new byte[]{2});
+            assertTrue(first.key(1).isDestroyed(), "replaced and no longer sealed with: wiped");
+            assertFalse(second.key(1).isDestroyed() || second.key(2).isDestroyed());
+
+            // A ring the queue refuses (key 2 replaced) is wiped when the directory changes again.
+            byte[] key2 = Files.readAllBytes(keys.resolve("2.key"));
+            Files.write(keys.resolve("2.key"), TestKeys.hex(TestKeys.randomMaterial()));
+            assertThrows(QueueConfigurationException.class, queue::reloadKeys);
+            java.lang.reflect.Field sourceField = QueueKeys.class.getDeclaredField("source");
+            sourceField.setAccessible(true);
+            io.queueenterprise.crypto.KeyRing refused =
+                    ((io.queueenterprise.crypto.KeyRingSource) sourceField.get(queueKeys(queue))).current();
+            assertFalse(refused == second || refused.key(2).isDestroyed(), "control: the source holds the refused ring");
+            Files.write(keys.resolve("2.key"), key2);
+            Files.setLastModifiedTime(keys.resolve("2.key"), java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5_000));
+            assertTrue(queue.reloadKeys(), "the directory as it was: a ring equal to the second is installed");
+            assertTrue(refused.key(2).isDestroyed() && refused.key(1).isDestroyed(), "the refused ring was wiped");
+            assertFalse(second.key(1).isDestroyed(), "the second ring is the appender's until its next write");
+
+            byte[] buffer = new byte[4];
+            assertEquals(1, tailer.read(buffer));
+            assertEquals(1, buffer[0]);
+            assertEquals(1, tailer.read(buffer));
+            assertEquals(2, buffer[0]);
+            appender.write(new byte[]{3});
+            assertTrue(second.key(1).isDestroyed() && second.key(2).isDestroyed(), "replaced, sealed with no more: wiped");
+            assertEquals(1, tailer.read(buffer));
+            assertEquals(3, buffer[0]);
+        }
+    }
+
+    /** A read-only queue never seals: the ring it replaced is wiped by the reload itself. */
+    @Test
+    void aReaderWipesTheReplacedRingAtOnce() throws Exception {
+        Path keys = dir.resolve("keys");
+        TestKeys.writeKeyFile(keys, 1, TestKeys.randomMaterial());
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys).build();
+             QueueAppender appender = queue.createAppender()) {
+            appender.write(new byte[]{7});
+        }
+        try (EnterpriseQueue reader = EnterpriseQueue.builder(dir.resolve("queue")).encrypted(keys).readOnly(true).build();
+             QueueTailer tailer = reader.createTailer()) {
+            byte[] buffer = new byte[4];
+            assertEquals(1, tailer.read(buffer));
+            io.queueenterprise.crypto.KeyRing first = queueKeys(reader).get();
+            TestKeys.writeKeyFile(keys, 2, TestKeys.randomMaterial());
+            assertTrue(reader.reloadKeys());
+            assertTrue(first.key(1).isDestroyed());
+            tailer.toStart();
+            assertEquals(1, tailer.read(buffer), "key 1 of the new ring opens the old excerpt");
+            assertEquals(7, buffer[0]);
+        }
     }
 
     private static QueueKeys queueKeys(EnterpriseQueue queue) throws ReflectiveOperationException {

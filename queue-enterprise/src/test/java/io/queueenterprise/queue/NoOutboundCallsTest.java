@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Needs {@code strace} (Debian package {@code strace}); ptrace of a child is allowed for root.
  */
+@org.junit.jupiter.api.Tag("process")
 class NoOutboundCallsTest {
     /** A connect, sendto or sendmsg system call to an IPv4 or IPv6 address. */
     private static final Pattern NETWORK_CALL = Pattern.compile("(connect|sendto|sendmsg|sendmmsg)\\(.*sa_family=AF_INET6?\\b");

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (plain or encrypted) must not create a descriptor there, which would give the copy an identity of its own and
  * make it refuse its leader's (replication of that copy would stop with IDENTITY_MISMATCH).
  */
+@org.junit.jupiter.api.Tag("unit")
 class NodeHostedReplicaTest {
     @TempDir
     Path dir;

@@ -25,7 +25,7 @@ public final class OutboundProbe {
             }
         }
         Path keys = Files.createDirectories(dir.resolve("keys"));
-        Files.write(keys.resolve("1.key"), TestKeys.randomMaterial());
+        Files.write(keys.resolve("1.key"), TestKeys.hex(TestKeys.randomMaterial()));
         Files.writeString(keys.resolve("active"), "1");
         for (int open = 0; open < 2; open++) {
             exercise(EnterpriseQueue.builder(dir.resolve("plain")));

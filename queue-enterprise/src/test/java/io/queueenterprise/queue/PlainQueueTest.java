@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A plain queue is an ordinary Chronicle Queue, both ways. */
+@org.junit.jupiter.api.Tag("unit")
 class PlainQueueTest {
 
     @TempDir

@@ -51,6 +51,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(300)
 @org.junit.jupiter.api.Tag("unit")
+@org.junit.jupiter.api.Tag("slow")
 class PublicApiStatesTest {
     private static final String NAME = "states";
     private static final int EXCERPTS = 50;

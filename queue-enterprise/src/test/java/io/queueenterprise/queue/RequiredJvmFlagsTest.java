@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A JVM started without the module-access flags gets one sentence naming the missing flags, not
  * Chronicle's AssertionError; child JVMs, since the flags are fixed when a JVM starts.
  */
+@org.junit.jupiter.api.Tag("process")
 class RequiredJvmFlagsTest {
     private static final String REFLECT = "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED";
     private static final String NIO = "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED";

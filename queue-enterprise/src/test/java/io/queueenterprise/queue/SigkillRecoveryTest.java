@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * counts as inside an open excerpt when the dead writer still holds Chronicle's write lock, which
  * an appender holds from opening an excerpt to closing it; enough kills must land there.
  */
+@org.junit.jupiter.api.Tag("process")
 class SigkillRecoveryTest {
     private static final int MIN_ROUNDS = 3;
     private static final int MAX_ROUNDS = 20; // a kill lands inside about every other time: 2 of 20 fails ~never

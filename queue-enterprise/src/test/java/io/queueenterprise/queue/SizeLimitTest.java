@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * was, and leaves the queue usable (Chronicle itself would fail with a raw overflow, or leave its write lock
  * held, past that size).
  */
+@org.junit.jupiter.api.Tag("unit")
 class SizeLimitTest {
     private static final long BLOCK_SIZE = 1 << 20; // overlap size 256 KiB: the largest excerpt
     private static final KeyRing RING = TestKeys.ring(1);

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Steady-state appends and reads allocate nothing, plain and encrypted. Counts the bytes the
  * thread allocates (HotSpot's per-thread allocation counter: exact, not a timing).
  */
+@org.junit.jupiter.api.Tag("unit")
 class SteadyStateAllocationTest {
     private static final int WARM_UP = 30_000;
     private static final int MEASURED = 500_000;

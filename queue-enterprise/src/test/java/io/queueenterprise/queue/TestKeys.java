@@ -25,10 +25,15 @@ final class TestKeys {
         return KeyRing.single(MasterKey.of(keyId, randomMaterial()));
     }
 
+    /** The key file format (docs/crypto.md, "Key directory"): the material as hex text and a line end. */
+    static byte[] hex(byte[] material) {
+        return (java.util.HexFormat.of().formatHex(material) + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
     /** Writes a key file in the layout of a mounted Kubernetes Secret and makes it active. */
     static void writeKeyFile(Path keyDir, int keyId, byte[] material) throws IOException {
         Files.createDirectories(keyDir);
-        Files.write(keyDir.resolve(keyId + ".key"), material);
+        Files.write(keyDir.resolve(keyId + ".key"), hex(material));
         Files.writeString(keyDir.resolve("active"), Integer.toString(keyId));
     }
 }

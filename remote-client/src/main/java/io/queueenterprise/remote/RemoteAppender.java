@@ -3,7 +3,7 @@ package io.queueenterprise.remote;
 import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.queue.QueueAppender;
-import io.queueenterprise.remote.wire.ClientFrame;
+import io.queueenterprise.protocol.client.ClientProtocol;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.wire.Wire;
@@ -34,7 +34,7 @@ final class RemoteAppender implements QueueAppender {
     public long write(byte[] src, int offset, int length) {
         java.util.Objects.checkFromIndexSize(offset, length, src.length);
         byte[] frame = prepare(length);
-        System.arraycopy(src, offset, frame, ClientFrame.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
+        System.arraycopy(src, offset, frame, ClientProtocol.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
         return send(length);
     }
 
@@ -42,7 +42,7 @@ final class RemoteAppender implements QueueAppender {
     public long write(ByteBuffer src) {
         int length = src.remaining();
         byte[] frame = prepare(length);
-        src.get(src.position(), frame, ClientFrame.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
+        src.get(src.position(), frame, ClientProtocol.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
         long index = send(length);
         src.position(src.position() + length); // consumed only once appended
         return index;
@@ -52,7 +52,7 @@ final class RemoteAppender implements QueueAppender {
     public long write(BytesStore<?, ?> src) {
         int length = Math.toIntExact(src.readRemaining());
         byte[] frame = prepare(length);
-        src.read(src.readPosition(), frame, ClientFrame.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
+        src.read(src.readPosition(), frame, ClientProtocol.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
         return send(length);
     }
 
@@ -72,11 +72,11 @@ final class RemoteAppender implements QueueAppender {
         if (closed) {
             throw new IllegalStateException("appender of queue '" + queue.name() + "' is closed");
         }
-        int needed = ClientFrame.APPEND_OVERHEAD + Envelope.sealedLength(sealer.mode(), length);
+        int needed = ClientProtocol.APPEND_OVERHEAD + Envelope.sealedLength(sealer.mode(), length);
         if (needed > RemoteQueue.TERM_LENGTH / 8) {
             throw new RemoteQueueException(queue.name(), RemoteQueueException.Reason.TOO_LARGE, null, false,
                     "excerpt of " + length + " bytes; a remote write carries at most " + (RemoteQueue.TERM_LENGTH / 8
-                    - ClientFrame.APPEND_OVERHEAD - Envelope.overhead(sealer.mode())) + " bytes", null);
+                    - ClientProtocol.APPEND_OVERHEAD - Envelope.overhead(sealer.mode())) + " bytes", null);
         }
         queue.tx.checkLimit(needed);
         return queue.tx.byteArray();
@@ -84,9 +84,9 @@ final class RemoteAppender implements QueueAppender {
 
     private long send(int plaintextLength) {
         byte[] frame = queue.tx.byteArray();
-        int envelopeLength = sealer.sealUnbound(frame, ClientFrame.APPEND_ENVELOPE, plaintextLength);
-        long epoch = Envelope.epoch(frame, ClientFrame.APPEND_ENVELOPE);
-        int sequence = Envelope.sequence(frame, ClientFrame.APPEND_ENVELOPE);
+        int envelopeLength = sealer.sealUnbound(frame, ClientProtocol.APPEND_ENVELOPE, plaintextLength);
+        long epoch = Envelope.epoch(frame, ClientProtocol.APPEND_ENVELOPE);
+        int sequence = Envelope.sequence(frame, ClientProtocol.APPEND_ENVELOPE);
         lastIndex = queue.append(epoch, sequence, envelopeLength);
         return lastIndex;
     }

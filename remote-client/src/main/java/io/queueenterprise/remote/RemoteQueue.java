@@ -1,14 +1,7 @@
 package io.queueenterprise.remote;
 
 import io.aeron.Aeron;
-import io.aeron.ExclusivePublication;
-import io.aeron.ControlledFragmentAssembler;
-import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.Publication;
-import io.aeron.Subscription;
-import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
-import io.aeron.logbuffer.Header;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.CryptoEngine;
 import io.queueenterprise.crypto.ExcerptSealer;
@@ -19,17 +12,27 @@ import io.queueenterprise.crypto.QueueIdentity;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueConfigurationException;
 import io.queueenterprise.queue.QueueDescriptor;
-import io.queueenterprise.remote.wire.ClientCredential;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientFrameMac;
-import io.queueenterprise.remote.wire.ClientFrameType;
-import io.queueenterprise.remote.wire.ClientRefusal;
-import io.queueenterprise.remote.wire.MalformedClientFrameException;
-import io.queueenterprise.remote.wire.TailMode;
+import io.queueenterprise.protocol.client.AppendAckDecoder;
+import io.queueenterprise.protocol.client.AppendEncoder;
+import io.queueenterprise.protocol.client.AppendPendingDecoder;
+import io.queueenterprise.protocol.client.ChallengeDecoder;
+import io.queueenterprise.protocol.client.ClientAckMode;
+import io.queueenterprise.protocol.client.ClientCredential;
+import io.queueenterprise.protocol.client.ClientFrameDecoder;
+import io.queueenterprise.protocol.client.ClientFrameDecoders;
+import io.queueenterprise.protocol.client.ClientFrameMac;
+import io.queueenterprise.protocol.client.ClientFrameType;
+import io.queueenterprise.protocol.client.ClientProtocol;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.ConnectEncoder;
+import io.queueenterprise.protocol.client.ConnectedDecoder;
+import io.queueenterprise.protocol.client.MalformedClientFrameException;
+import io.queueenterprise.protocol.client.ProofEncoder;
+import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.TailMode;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
-import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -43,6 +46,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * A replicated queue reached over the network: appends go to the cluster's leader over Aeron (UDP), sealed here
@@ -62,20 +66,17 @@ import java.util.Objects;
  * the leader recognises a retry by the envelope's writer epoch and sequence and answers with the original index, so
  * each write is in the queue at most once, also across a failover. One in-flight append at a time.
  *
- * <p>Driven by the calling thread (an embedded Aeron media driver in invoker mode, no background thread): NOT
- * thread-safe; one appender per remote queue.
+ * <p>Driven by the calling thread (an embedded Aeron media driver in invoker mode, or the application's own
+ * {@link Aeron} client given to {@link Builder#aeron}; no background thread): NOT thread-safe; one appender per remote
+ * queue. The protocol runs against a {@link ClientTransport} ({@link AeronClientTransport} here, a fake node in unit
+ * tests); a write is an {@link AppendMachine}, stepped by {@link #append} until acknowledged, refused or out of time.
  */
 public final class RemoteQueue implements AutoCloseable {
     public static final int STREAM_ID = 0x5143;
     /** Term length of the client's publication to a node: its largest message is an eighth of it (512 KiB). */
     static final int TERM_LENGTH = 4 * 1024 * 1024;
-    private static final long RESEND_NANOS = 250_000_000L;
-    private static final long SILENCE_NANOS = 1_000_000_000L;
-    private static final long IDLE_RECONNECT_NANOS = 10_000_000_000L;
     private static final long HANDSHAKE_STEP_NANOS = 1_000_000_000L;
-    private static final long MAX_BACKOFF_NANOS = 500_000_000L;
-    /** How long the embedded driver and client tolerate not being driven (see the constructor): a day. */
-    private static final long EMBEDDED_LIVENESS_TIMEOUT_NS = 86_400_000_000_000L;
+    static final long MAX_BACKOFF_NANOS = 500_000_000L;
 
     private final String queueName;
     private final List<InetSocketAddress> addresses;
@@ -87,17 +88,25 @@ public final class RemoteQueue implements AutoCloseable {
     private final Duration backPressureTimeout;
     private final Duration connectTimeout;
     private final SecureRandom random = new SecureRandom();
-    private final Path aeronDirectory;
-    private final MediaDriver driver;
-    private final Aeron aeron;
-    private final AgentInvoker driverInvoker;
-    private final AgentInvoker conductorInvoker;
-    private final Subscription replies;
+    private final ClientTransport transport;
+    private final LongSupplier clock;
     private final String replyHost;
     private final int replyPort;
-    private final ControlledFragmentAssembler assembler = new ControlledFragmentAssembler(this::onFragment);
-    private final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 100_000);
-    private final ClientFrame frame = new ClientFrame();
+    private final ClientTransport.FrameHandler frameHandler = this::onFrame;
+    private final IdleStrategy idle;
+    private final AppendMachine appendMachine;
+    /** The decoders of frames the queue takes (the tailer has its own: its frames arrive while one of these is read). */
+    private final ClientFrameDecoders in = new ClientFrameDecoders();
+    /** The frame taken last: the decoder of its type, one of {@link #in}'s ({@link #decode}). */
+    ClientFrameDecoder frame;
+    private final ChallengeDecoder challenge = in.challenge;
+    private final ConnectedDecoder connected = in.connected;
+    final RefusedDecoder refused = in.refused;
+    final AppendAckDecoder appendAck = in.appendAck;
+    final AppendPendingDecoder appendPending = in.appendPending;
+    private final ConnectEncoder connectEncoder = new ConnectEncoder();
+    private final ProofEncoder proofEncoder = new ProofEncoder();
+    private final AppendEncoder appendEncoder = new AppendEncoder();
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(4096);
     /** The APPEND frame: the appender seals straight into it; kept intact across reconnects for the retry. */
     final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
@@ -109,8 +118,8 @@ public final class RemoteQueue implements AutoCloseable {
     private int rxLength;
 
     private Connection connection;
-    private InetSocketAddress leaderHint;
-    private long highestTerm;
+    InetSocketAddress leaderHint;
+    long highestTerm;
     private QueueDescriptor descriptor;
     private RemoteAppender appender;
     private RemoteTailer tailer;
@@ -121,7 +130,7 @@ public final class RemoteQueue implements AutoCloseable {
     /** One authenticated connection to one node. */
     static final class Connection {
         final InetSocketAddress node;
-        final ExclusivePublication publication;
+        final ClientTransport.Link link;
         final long id;
         ClientFrameMac mac;
         long txSequence;
@@ -129,15 +138,15 @@ public final class RemoteQueue implements AutoCloseable {
         long term;
         boolean leads;
         int queue;
-        int ackModeCode;
+        ClientAckMode ackMode;
         int maxEnvelope;
         long lastHeardNanos;
         /** Where a node that does not lead says the leader takes clients; null when it knows none. */
         InetSocketAddress leaderAddress;
 
-        Connection(InetSocketAddress node, ExclusivePublication publication, long id) {
+        Connection(InetSocketAddress node, ClientTransport.Link link, long id) {
             this.node = node;
-            this.publication = publication;
+            this.link = link;
             this.id = id;
         }
     }
@@ -152,37 +161,19 @@ public final class RemoteQueue implements AutoCloseable {
         this.ackTimeout = b.ackTimeout;
         this.backPressureTimeout = b.backPressureTimeout;
         this.connectTimeout = b.connectTimeout;
-        this.replyHost = b.replyHost != null ? b.replyHost : localAddressTowards(addresses.get(0));
-        this.aeronDirectory = b.aeronDirectory != null ? b.aeronDirectory
-                : Path.of(IoUtil.tmpDirName(), "qe-client-" + Long.toHexString(random.nextLong()));
-        driver = MediaDriver.launch(new MediaDriver.Context()
-                .aeronDirectoryName(aeronDirectory.toString())
-                .threadingMode(ThreadingMode.INVOKER)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                // Driver and client are driven by the application's thread, which may leave them alone for as long
-                // as it neither reads nor writes: at Aeron's 10 s default the client then closed itself for good
-                // ("service interval exceeded"). Their mutual liveness guards nothing in one process; nodes still
-                // see a silent client at once (image liveness and connection timeouts keep their defaults).
-                .clientLivenessTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS)
-                .publicationUnblockTimeoutNs(EMBEDDED_LIVENESS_TIMEOUT_NS + 10_000_000_000L)
-                .termBufferSparseFile(true)
-                .publicationTermBufferLength(TERM_LENGTH)
-                .warnIfDirectoryExists(false));
-        driverInvoker = driver.sharedAgentInvoker();
-        try {
-            aeron = Aeron.connect(new Aeron.Context()
-                    .aeronDirectoryName(aeronDirectory.toString())
-                    .useConductorAgentInvoker(true)
-                    .driverTimeoutMs(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(EMBEDDED_LIVENESS_TIMEOUT_NS))
-                    .driverAgentInvoker(driverInvoker));
-        } catch (RuntimeException e) {
-            driver.close();
-            throw e;
+        this.clock = b.clock;
+        this.idle = b.idle != null ? b.idle : new BackoffIdleStrategy(10, 20, 1_000, 100_000);
+        if (b.transport != null) {
+            this.transport = b.transport;
+        } else {
+            String host = b.replyHost != null ? b.replyHost : localAddressTowards(addresses.get(0));
+            this.transport = b.aeron != null ? AeronClientTransport.onApplicationAeron(b.aeron, host, b.replyPort)
+                    : AeronClientTransport.embedded(b.aeronDirectory != null ? b.aeronDirectory
+                    : Path.of(IoUtil.tmpDirName(), "qe-client-" + Long.toHexString(random.nextLong())), host, b.replyPort);
         }
-        conductorInvoker = aeron.conductorAgentInvoker();
-        replies = aeron.addSubscription("aeron:udp?endpoint=" + replyHost + ":" + b.replyPort, STREAM_ID);
-        replyPort = b.replyPort != 0 ? b.replyPort : boundPort(replies);
+        this.replyHost = transport.replyHost();
+        this.replyPort = transport.replyPort();
+        this.appendMachine = new AppendMachine(this, ackTimeout.toNanos(), backPressureTimeout.toNanos());
     }
 
     public static Builder builder(String... addresses) {
@@ -229,7 +220,7 @@ public final class RemoteQueue implements AutoCloseable {
      */
     public RemoteTailer createTailer() {
         checkOpen();
-        return createTailer(connection != null && connection.ackModeCode > 0 ? TailMode.REPLICATED : TailMode.ALL, null);
+        return createTailer(connection != null && connection.ackMode != ClientAckMode.ASYNC ? TailMode.REPLICATED : TailMode.ALL, null);
     }
 
     /**
@@ -299,112 +290,50 @@ public final class RemoteQueue implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------ append
 
     /**
-     * Sends the APPEND whose sealed envelope is in {@link #tx} at {@link ClientFrame#APPEND_ENVELOPE}, until acked,
-     * refused or out of time; returns the index.
+     * Sends the APPEND whose sealed envelope is in {@link #tx} at {@link ClientProtocol#APPEND_ENVELOPE}, until acked,
+     * refused or out of time; returns the index. Steps {@link AppendMachine} on this thread, idling while it waits.
      */
     long append(long epoch, int writerSequence, int envelopeLength) {
         checkOpen();
-        long start = System.nanoTime();
-        long deadline = start + ackTimeout.toNanos();
-        boolean sent = false;
-        ClientRefusal lastRefusal = null;
-        String lastProblem = "";
-        long backoff = 10_000_000L;
+        AppendMachine m = appendMachine;
+        m.start(epoch, writerSequence, envelopeLength, nanoTime());
         while (true) {
-            long now = System.nanoTime();
-            if (now - deadline > 0) {
-                throw new RemoteQueueException(queueName, RemoteQueueException.Reason.ACK_TIMEOUT, lastRefusal, sent,
-                        "no acknowledgement within " + ackTimeout.toMillis() + " ms" + (lastProblem.isEmpty() ? "" : "; last: " + lastProblem), null);
+            int work = m.step(nanoTime());
+            if (m.state() == AppendMachine.State.DONE) {
+                idle.reset();
+                return m.index();
             }
-            if (connection != null && (!connection.leads || now - connection.lastHeardNanos > IDLE_RECONNECT_NANOS)) {
-                disconnect();
-            }
-            if (connection == null) {
-                try {
-                    connectToLeader(deadline);
-                } catch (RemoteQueueException e) {
-                    if (e.reason() == RemoteQueueException.Reason.NO_LEADER && sent) {
-                        throw new RemoteQueueException(queueName, RemoteQueueException.Reason.ACK_TIMEOUT, lastRefusal, true,
-                                "no acknowledgement within " + ackTimeout.toMillis() + " ms: " + e.getMessage(), e);
-                    }
-                    throw e;
-                }
-                if (envelopeLength > connection.maxEnvelope) {
-                    throw new RemoteQueueException(queueName, RemoteQueueException.Reason.TOO_LARGE, ClientRefusal.TOO_LARGE, false,
-                            "envelope of " + envelopeLength + " bytes; the node takes up to " + connection.maxEnvelope, null);
-                }
-            }
-            Connection c = connection;
-            int length = ClientFrame.encodeAppendAround(tx, c.id, ++c.txSequence, c.queue, highestTerm, epoch, writerSequence, envelopeLength);
-            c.mac.sign(tx, 0, length);
-            if (!offer(c, length, deadline, sent)) {
-                disconnect();
-                continue;
-            }
-            sent = true;
-            long sentAt = System.nanoTime();
-            // wait for this envelope's answer; resend on silence (the leader answers a retry with the original index)
-            while (true) {
-                long now2 = System.nanoTime();
-                if (now2 - deadline > 0) {
-                    break;
-                }
-                long waitUntil = Math.min(deadline, sentAt + RESEND_NANOS);
-                if (!awaitFrame(c, waitUntil)) {
-                    if (System.nanoTime() - c.lastHeardNanos > SILENCE_NANOS) {
-                        lastProblem = "node " + c.node + " went silent";
-                        leaderHint = null;
-                        disconnect();
-                    }
-                    break; // resend (same connection) or reconnect
-                }
-                ClientFrameType type = frame.type();
-                if ((type == ClientFrameType.APPEND_ACK || type == ClientFrameType.APPEND_PENDING)
-                        && frame.ackEpoch() == epoch && frame.ackSequence() == writerSequence) {
-                    highestTerm = Math.max(highestTerm, frame.ackTerm());
-                    if (type == ClientFrameType.APPEND_ACK) {
-                        return frame.ackIndex();
-                    }
-                    sentAt = System.nanoTime(); // pending: held for a quorum; ask again later
-                    continue;
-                }
-                if (type == ClientFrameType.REFUSED && frame.refusedEpoch() == epoch && frame.refusedSequence() == writerSequence) {
-                    ClientRefusal r = frame.refusal();
-                    lastRefusal = r;
-                    lastProblem = r + " from " + c.node + ": " + frame.message();
-                    if (!r.retryable()) {
-                        throw new RemoteQueueException(queueName, r == ClientRefusal.TOO_LARGE ? RemoteQueueException.Reason.TOO_LARGE
-                                : RemoteQueueException.Reason.REFUSED, r, sent && r == ClientRefusal.REPLAYED, frame.message(), null);
-                    }
-                    leaderHint = frame.port() != 0 ? InetSocketAddress.createUnresolved(frame.host(), frame.port()) : null;
-                    disconnect();
-                    sleepUntil(Math.min(deadline, System.nanoTime() + backoff));
-                    backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
-                    break;
-                }
-                // an answer to an earlier write (a late ack of a retry): ignored
+            if (work == 0) {
+                idle.idle();
+            } else {
+                idle.reset();
             }
         }
     }
 
-    /** Offers under back-pressure up to the back-pressure timeout; false when the connection is gone. */
-    private boolean offer(Connection c, int length, long deadline, boolean sentBefore) {
-        long bpDeadline = System.nanoTime() + backPressureTimeout.toNanos();
-        while (true) {
-            long result = c.publication.offer(tx, 0, length);
-            if (result > 0) {
-                return true;
-            }
-            if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED) {
-                return false;
-            }
-            long now = System.nanoTime();
-            if (now - bpDeadline > 0 || now - deadline > 0) {
-                throw new RemoteQueueException(queueName, RemoteQueueException.Reason.BACK_PRESSURE, null, sentBefore,
-                        "the publication to " + c.node + " stayed back-pressured for " + backPressureTimeout.toMillis() + " ms", null);
-            }
-            work();
-        }
+    /** The append step machine (tests look at its state and counters). */
+    AppendMachine appendMachine() {
+        return appendMachine;
+    }
+
+    /** The connection appends go to now, or null. */
+    Connection connection() {
+        return connection;
+    }
+
+    String queueName() {
+        return queueName;
+    }
+
+    /** Encodes and signs the APPEND around the envelope in {@link #tx} for {@code c}, with the next frame sequence; its length. */
+    int encodeAppend(Connection c, long epoch, int writerSequence, int envelopeLength) {
+        int length = appendEncoder.wrap(tx, 0).encodeAround(c.id, ++c.txSequence, c.queue, highestTerm, epoch, writerSequence, envelopeLength);
+        c.mac.sign(tx, 0, length);
+        return length;
+    }
+
+    long nanoTime() {
+        return clock.getAsLong();
     }
 
     // ------------------------------------------------------------------------------------------------ connect
@@ -426,10 +355,10 @@ public final class RemoteQueue implements AutoCloseable {
             answers.setLength(0);
             for (int i = 0; i < candidates.size(); i++) {
                 InetSocketAddress candidate = candidates.get(i);
-                if (System.nanoTime() - deadline > 0) {
+                if (nanoTime() - deadline > 0) {
                     break;
                 }
-                Connection c = handshake(candidate, Math.min(deadline, System.nanoTime() + HANDSHAKE_STEP_NANOS), answers);
+                Connection c = handshake(candidate, Math.min(deadline, nanoTime() + HANDSHAKE_STEP_NANOS), answers);
                 if (c == null) {
                     continue;
                 }
@@ -439,7 +368,7 @@ public final class RemoteQueue implements AutoCloseable {
                     leaderHint = candidate;
                     return;
                 }
-                c.publication.close();
+                c.link.close();
                 if (c.leads) {
                     answers.append(candidate).append(": leads a stale term ").append(c.term).append("; ");
                 }
@@ -447,11 +376,11 @@ public final class RemoteQueue implements AutoCloseable {
                     candidates.add(i + 1, c.leaderAddress); // follow the redirect next
                 }
             }
-            if (System.nanoTime() - deadline > 0) {
+            if (nanoTime() - deadline > 0) {
                 throw new RemoteQueueException(queueName, RemoteQueueException.Reason.NO_LEADER, null, false,
                         "no node of " + addresses + " led the queue in time; answers: " + answers, null);
             }
-            sleepUntil(Math.min(deadline, System.nanoTime() + backoff));
+            sleepUntil(Math.min(deadline, nanoTime() + backoff));
             backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
         }
     }
@@ -461,21 +390,20 @@ public final class RemoteQueue implements AutoCloseable {
      * cannot be reached or refuses for a reason another node may not have; throws for a credential or key problem.
      */
     private Connection handshake(InetSocketAddress node, long deadline, StringBuilder answers) {
-        ExclusivePublication publication = aeron.addExclusivePublication("aeron:udp?endpoint=" + node.getHostString() + ":"
-                + node.getPort() + "|term-length=" + TERM_LENGTH, STREAM_ID);
+        ClientTransport.Link publication = transport.connect(node);
         Connection c = new Connection(node, publication, random.nextLong());
         boolean ok = false;
         try {
             while (!publication.isConnected()) {
-                if (System.nanoTime() - deadline > 0) {
+                if (nanoTime() - deadline > 0) {
                     answers.append(node).append(": not reachable; ");
                     return null;
                 }
                 work();
             }
-            byte[] clientNonce = new byte[ClientFrame.NONCE_LENGTH];
+            byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
             random.nextBytes(clientNonce);
-            int length = ClientFrame.encodeConnect(hs, c.id, clientNonce, queueName, replyHost, replyPort);
+            int length = connectEncoder.wrap(hs, 0).encode(c.id, clientNonce, queueName, replyHost, replyPort);
             handshakeMac.sign(hs, 0, length);
             c.txSequence = 1;
             if (!offerHandshake(publication, length, deadline)) {
@@ -494,12 +422,12 @@ public final class RemoteQueue implements AutoCloseable {
                         "node " + node + " answered with a frame that does not verify under this client's credential: the"
                                 + " client credential differs from the cluster's (or this is not a node of the cluster)");
             }
-            byte[] echoed = new byte[ClientFrame.NONCE_LENGTH];
-            byte[] nodeNonce = new byte[ClientFrame.NONCE_LENGTH];
-            byte[] nodeProof = new byte[ClientFrame.PROOF_LENGTH];
-            frame.bytesAt(0, echoed, ClientFrame.NONCE_LENGTH);
-            frame.bytesAt(ClientFrame.NONCE_LENGTH, nodeNonce, ClientFrame.NONCE_LENGTH);
-            frame.bytesAt(2 * ClientFrame.NONCE_LENGTH, nodeProof, ClientFrame.PROOF_LENGTH);
+            byte[] echoed = new byte[ClientProtocol.NONCE_LENGTH];
+            byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+            byte[] nodeProof = new byte[ClientProtocol.PROOF_LENGTH];
+            challenge.clientNonce(echoed);
+            challenge.nodeNonce(nodeNonce);
+            challenge.nodeProof(nodeProof);
             if (!Arrays.equals(echoed, clientNonce)
                     || !ClientCredential.proofEquals(nodeProof, credential.proof("node", c.id, queueName, clientNonce, nodeNonce))) {
                 throw new RemoteQueueException(queueName, RemoteQueueException.Reason.UNAUTHENTICATED,
@@ -507,7 +435,7 @@ public final class RemoteQueue implements AutoCloseable {
             }
             c.rxSequence = frame.sequence();
             byte[] proof = credential.proof("client", c.id, queueName, clientNonce, nodeNonce);
-            length = ClientFrame.encodeProof(hs, c.id, ++c.txSequence, proof);
+            length = proofEncoder.wrap(hs, 0).encode(c.id, ++c.txSequence, proof);
             handshakeMac.sign(hs, 0, length);
             if (!offerHandshake(publication, length, deadline)) {
                 answers.append(node).append(": lost during the handshake; ");
@@ -526,14 +454,15 @@ public final class RemoteQueue implements AutoCloseable {
                 return null;
             }
             c.rxSequence = frame.sequence();
-            c.term = frame.connectedTerm();
-            c.leads = frame.leads();
-            c.queue = frame.connectedQueue();
-            c.ackModeCode = frame.ackModeCode();
-            c.maxEnvelope = Math.min(frame.maxEnvelope(), publication.maxMessageLength() - ClientFrame.APPEND_OVERHEAD);
-            c.lastHeardNanos = System.nanoTime();
-            c.leaderAddress = frame.port() == 0 ? null : InetSocketAddress.createUnresolved(frame.host(), frame.port());
-            byte[] descriptorBytes = frame.descriptor();
+            c.term = connected.term();
+            c.leads = connected.leads();
+            c.queue = connected.queue();
+            c.ackMode = connected.ackMode();
+            c.maxEnvelope = Math.min(connected.maxEnvelope(), publication.maxMessageLength() - ClientProtocol.APPEND_OVERHEAD);
+            c.lastHeardNanos = nanoTime();
+            c.leaderAddress = connected.leaderPort() == 0 ? null
+                    : InetSocketAddress.createUnresolved(connected.leaderHost(), connected.leaderPort());
+            byte[] descriptorBytes = connected.descriptor();
             if (c.leads || descriptorBytes.length > 0) {
                 acceptDescriptor(node, descriptorBytes); // a follower may redirect before the descriptor reached it
             }
@@ -551,8 +480,8 @@ public final class RemoteQueue implements AutoCloseable {
     }
 
     private Connection refusedInHandshake(InetSocketAddress node, StringBuilder answers, Connection c) {
-        ClientRefusal r = frame.refusal();
-        String message = frame.message();
+        ClientRefusal r = refused.reason();
+        String message = refused.message();
         boolean authentic = handshakeMac.verify(frame) || c.mac != null && c.mac.verify(frame);
         if (r == ClientRefusal.UNAUTHENTICATED) {
             // cannot be verified when the credentials differ: that is what it says
@@ -590,13 +519,13 @@ public final class RemoteQueue implements AutoCloseable {
         descriptor = d;
     }
 
-    private boolean offerHandshake(ExclusivePublication publication, int length, long deadline) {
+    private boolean offerHandshake(ClientTransport.Link publication, int length, long deadline) {
         while (true) {
             long result = publication.offer(hs, 0, length);
             if (result > 0) {
                 return true;
             }
-            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED || System.nanoTime() - deadline > 0) {
+            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED || nanoTime() - deadline > 0) {
                 return false;
             }
             work();
@@ -609,7 +538,7 @@ public final class RemoteQueue implements AutoCloseable {
         awaited = c.id;
         rxLength = 0;
         while (rxLength == 0) {
-            if (System.nanoTime() - deadline > 0) {
+            if (nanoTime() - deadline > 0) {
                 return false;
             }
             if (work() == 0) {
@@ -621,74 +550,75 @@ public final class RemoteQueue implements AutoCloseable {
         return decode();
     }
 
-    /** Waits for the next authentic session frame of {@code c}; false on timeout. */
-    private boolean awaitFrame(Connection c, long deadline) {
-        while (true) {
-            awaited = c.id;
-            rxLength = 0;
-            while (rxLength == 0) {
-                if (System.nanoTime() - deadline > 0) {
-                    return false;
-                }
-                if (work() == 0) {
-                    idle.idle();
-                } else {
-                    idle.reset();
-                }
-            }
-            if (!decode()) {
-                continue;
-            }
-            boolean authentic = c.mac.verify(frame)
-                    || frame.type() == ClientFrameType.REFUSED && frame.refusal() == ClientRefusal.UNAUTHENTICATED && handshakeMac.verify(frame);
-            if (!authentic || frame.sequence() <= c.rxSequence) {
-                continue; // forged or replayed: ignored
-            }
-            c.rxSequence = frame.sequence();
-            c.lastHeardNanos = System.nanoTime();
-            return true;
-        }
+    /** From now on frames of {@code c} are taken (and any frame taken before is dropped): see {@link #takeSessionFrame}. */
+    void expect(Connection c) {
+        awaited = c.id;
+        rxLength = 0;
     }
 
+    /**
+     * The frame of the expected connection that the last poll took, when there is one and it is an authentic session
+     * frame of {@code c} with a sequence above the last (forged or replayed ones are dropped): then true and the
+     * decoders ({@link #frame}, {@link #appendAck}, ...) are over it until the next poll.
+     */
+    boolean takeSessionFrame(Connection c, long now) {
+        if (rxLength == 0) {
+            return false;
+        }
+        boolean decoded = decode();
+        rxLength = 0; // the bytes stay in rx until the next poll
+        if (!decoded) {
+            return false;
+        }
+        boolean authentic = c.mac.verify(frame)
+                || frame.type() == ClientFrameType.REFUSED && refused.reason() == ClientRefusal.UNAUTHENTICATED && handshakeMac.verify(frame);
+        if (!authentic || frame.sequence() <= c.rxSequence) {
+            return false; // forged or replayed: ignored
+        }
+        c.rxSequence = frame.sequence();
+        c.lastHeardNanos = now;
+        return true;
+    }
+
+    /** Checks the header and the body of the frame taken, with its type's decoder; false: malformed or not for a client. */
     private boolean decode() {
         try {
-            frame.wrap(rx, 0, rxLength);
-            return true;
+            frame = in.wrap(rx, 0, rxLength);
         } catch (MalformedClientFrameException e) {
             return false;
         }
+        // any other type is one a node sends only to a tailer, or only a client sends
+        return frame == challenge || frame == connected || frame == refused || frame == appendAck || frame == appendPending;
     }
 
-    private ControlledFragmentHandler.Action onFragment(DirectBuffer buffer, int offset, int length, Header header) {
-        if (length < ClientFrame.HEADER_LENGTH + ClientFrame.MAC_LENGTH) {
-            return ControlledFragmentHandler.Action.CONTINUE;
+    /** Takes one frame from the transport; false: the one before is still being looked at (it stays for the next poll). */
+    private boolean onFrame(DirectBuffer buffer, int offset, int length) {
+        if (length < ClientProtocol.HEADER_LENGTH + ClientProtocol.MAC_LENGTH) {
+            return true;
         }
-        long id = buffer.getLong(offset + ClientFrame.CONNECTION_OFFSET, ClientFrame.ORDER);
+        long id = buffer.getLong(offset + ClientProtocol.CONNECTION_OFFSET, ClientProtocol.ORDER);
         if (tailConnectionId != 0 && id == tailConnectionId && tailer != null) {
             tailer.onFragment(buffer, offset, length);
-            return ControlledFragmentHandler.Action.CONTINUE;
+            return true;
         }
         if (id != awaited) {
-            return ControlledFragmentHandler.Action.CONTINUE; // not for the connection waited on (a late frame of an old one): dropped
+            return true; // not for the connection waited on (a late frame of an old one): dropped
         }
         if (rxLength != 0) {
-            return ControlledFragmentHandler.Action.ABORT; // the frame before it is still being looked at: stays for the next poll
+            return false;
         }
         rx.putBytes(0, buffer, offset, length);
         rxLength = length;
-        return ControlledFragmentHandler.Action.CONTINUE;
+        return true;
     }
 
-    /** One turn of the embedded driver and client, and the reply subscription. */
+    /** One turn of the transport (the embedded driver and client, and the reply subscription). */
     private int work() {
-        int n = driverInvoker.invoke();
-        n += conductorInvoker.invoke();
-        n += replies.controlledPoll(assembler, 16);
-        return n;
+        return transport.poll(frameHandler, 16);
     }
 
     void sleepUntil(long until) {
-        while (System.nanoTime() - until < 0) {
+        while (nanoTime() - until < 0) {
             if (work() == 0) {
                 idle.idle();
             }
@@ -696,9 +626,9 @@ public final class RemoteQueue implements AutoCloseable {
         idle.reset();
     }
 
-    private void disconnect() {
+    void disconnect() {
         if (connection != null) {
-            connection.publication.close();
+            connection.link.close();
             connection = null;
         }
     }
@@ -719,25 +649,11 @@ public final class RemoteQueue implements AutoCloseable {
             tailer.close();
         }
         disconnect();
-        aeron.close();
-        driver.close();
-        IoUtil.delete(aeronDirectory.toFile(), true);
+        transport.close();
         credential.close();
     }
 
     // ------------------------------------------------------------------------------------------------ setup helpers
-
-    private static int boundPort(Subscription subscription) {
-        for (int i = 0; i < 1000; i++) {
-            List<String> bound = subscription.localSocketAddresses();
-            if (!bound.isEmpty()) {
-                String a = bound.get(0);
-                return Integer.parseInt(a.substring(a.lastIndexOf(':') + 1));
-            }
-            Thread.onSpinWait();
-        }
-        throw new IllegalStateException("the reply subscription did not bind");
-    }
 
     /** The local address a UDP socket would use towards {@code node} (connect sends nothing). */
     private static String localAddressTowards(InetSocketAddress node) {
@@ -766,6 +682,10 @@ public final class RemoteQueue implements AutoCloseable {
         private String replyHost;
         private int replyPort;
         private Path aeronDirectory;
+        private Aeron aeron;
+        private ClientTransport transport;
+        private LongSupplier clock = System::nanoTime;
+        private IdleStrategy idle;
 
         private Builder(List<String> addresses) {
             this.given = List.copyOf(Objects.requireNonNull(addresses, "addresses"));
@@ -833,6 +753,35 @@ public final class RemoteQueue implements AutoCloseable {
         }
 
         /**
+         * The application's own Aeron client (and the media driver it is connected to): the remote queue then
+         * launches no driver, adds its publications and reply subscription to this client, invokes its conductor only
+         * when it runs in invoker mode ({@code useConductorAgentInvoker}), and closes only what it added, never the
+         * client itself. Not with {@link #aeronDirectory}.
+         */
+        public Builder aeron(Aeron aeron) {
+            this.aeron = aeron;
+            return this;
+        }
+
+        /** Test seam: the transport to run on instead of Aeron (a fake node). */
+        Builder transport(ClientTransport transport) {
+            this.transport = transport;
+            return this;
+        }
+
+        /** Test seam: the clock every timeout is measured with (default {@link System#nanoTime()}). */
+        Builder clock(LongSupplier clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** Test seam: how the calling thread waits while nothing arrives (default: spin, yield, then park up to 100 µs). */
+        Builder idleStrategy(IdleStrategy idle) {
+            this.idle = idle;
+            return this;
+        }
+
+        /**
          * Checks the settings, loads the credential and keys, and connects to the leader.
          *
          * @throws RemoteQueueException BAD_CONFIGURATION naming the setting, or how connecting failed
@@ -863,6 +812,12 @@ public final class RemoteQueue implements AutoCloseable {
             positive(label, "ackTimeout", ackTimeout);
             positive(label, "backPressureTimeout", backPressureTimeout);
             positive(label, "connectTimeout", connectTimeout);
+            if (aeron != null && aeronDirectory != null) {
+                throw bad(label, "aeron and aeronDirectory: give one, not both (an application's Aeron client has its own directory)");
+            }
+            if (aeron != null && aeron.isClosed()) {
+                throw bad(label, "aeron: the application's Aeron client is closed");
+            }
             if (replyPort < 0 || replyPort > 65535) {
                 throw bad(label, "replyEndpoint: port " + replyPort + " is not in 0..65535");
             }
@@ -881,9 +836,15 @@ public final class RemoteQueue implements AutoCloseable {
                     throw bad(label, "keyDirectory: " + e.getMessage());
                 }
             }
-            RemoteQueue q = new RemoteQueue(this, ring, credential);
+            RemoteQueue q;
             try {
-                q.connectToLeader(System.nanoTime() + connectTimeout.toNanos());
+                q = new RemoteQueue(this, ring, credential);
+            } catch (RuntimeException e) {
+                credential.close();
+                throw e;
+            }
+            try {
+                q.connectToLeader(q.nanoTime() + connectTimeout.toNanos());
             } catch (RuntimeException e) {
                 q.close();
                 throw e;

@@ -1,7 +1,7 @@
 package io.queueenterprise.remote;
 
 import io.queueenterprise.queue.QueueException;
-import io.queueenterprise.remote.wire.ClientRefusal;
+import io.queueenterprise.protocol.client.ClientRefusal;
 
 /**
  * A remote queue operation failed; {@link #reason()} says how, {@link #mayBeAppended()} whether the excerpt it was

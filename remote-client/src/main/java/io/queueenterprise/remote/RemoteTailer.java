@@ -9,12 +9,19 @@ import io.queueenterprise.queue.BufferTooSmallException;
 import io.queueenterprise.queue.ExcerptDecryptionException;
 import io.queueenterprise.queue.QueueStateException;
 import io.queueenterprise.queue.QueueTailer;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientFrameType;
-import io.queueenterprise.remote.wire.ClientRefusal;
-import io.queueenterprise.remote.wire.MalformedClientFrameException;
-import io.queueenterprise.remote.wire.TailFrom;
-import io.queueenterprise.remote.wire.TailMode;
+import io.queueenterprise.protocol.client.ClientFrameDecoder;
+import io.queueenterprise.protocol.client.ClientFrameDecoders;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.MalformedClientFrameException;
+import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.TailCreditEncoder;
+import io.queueenterprise.protocol.client.TailDataDecoder;
+import io.queueenterprise.protocol.client.TailEndDecoder;
+import io.queueenterprise.protocol.client.TailFrom;
+import io.queueenterprise.protocol.client.TailMode;
+import io.queueenterprise.protocol.client.TailOpenEncoder;
+import io.queueenterprise.protocol.client.TailStatusDecoder;
+import io.queueenterprise.protocol.client.TailStatusKind;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.wire.ReadMarshallable;
 import net.openhft.chronicle.wire.Wire;
@@ -60,7 +67,13 @@ public final class RemoteTailer implements QueueTailer {
     private final TailMode mode;
     private final ExcerptOpener opener;
     private final List<InetSocketAddress> order = new ArrayList<>();
-    private final ClientFrame in = new ClientFrame();
+    private final ClientFrameDecoders in = new ClientFrameDecoders();
+    private final TailDataDecoder data = in.tailData;
+    private final TailStatusDecoder status = in.tailStatus;
+    private final TailEndDecoder end = in.tailEnd;
+    private final RefusedDecoder refused = in.refused;
+    private final TailOpenEncoder openEncoder = new TailOpenEncoder();
+    private final TailCreditEncoder creditEncoder = new TailCreditEncoder();
     private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(256);
     /** The window: envelopes received whole and not yet read, oldest at {@link #head}. */
     private final byte[][] slots = new byte[WINDOW][];
@@ -365,7 +378,7 @@ public final class RemoteTailer implements QueueTailer {
         assemblingIndex = -1;
         int credit = WINDOW - count;
         grantPending = 0;
-        int length = ClientFrame.encodeTailOpen(tx, c.id, ++c.txSequence, c.queue, from, mode, credit, tailId, index);
+        int length = openEncoder.wrap(tx, 0).encode(c.id, ++c.txSequence, c.queue, from, mode, credit, tailId, index);
         c.mac.sign(tx, 0, length);
         if (!offer(length, until)) {
             return null;
@@ -382,7 +395,7 @@ public final class RemoteTailer implements QueueTailer {
     private boolean offer(int length, long until) {
         RemoteQueue.Connection c = connection;
         while (true) {
-            long result = c.publication.offer(tx, 0, length);
+            long result = c.link.offer(tx, 0, length);
             if (result > 0) {
                 return true;
             }
@@ -449,45 +462,52 @@ public final class RemoteTailer implements QueueTailer {
         if (c == null) {
             return;
         }
+        ClientFrameDecoder frame;
         try {
-            in.wrap(buffer, offset, length);
+            frame = in.wrap(buffer, offset, length);
         } catch (MalformedClientFrameException e) {
             return;
         }
-        if (!c.mac.verify(in) || in.sequence() <= c.rxSequence) {
+        if (frame != data && frame != status && frame != end && frame != refused) {
+            return; // not a frame a node sends a tailer
+        }
+        if (!c.mac.verify(frame) || frame.sequence() <= c.rxSequence) {
             return; // forged or replayed: ignored
         }
-        c.rxSequence = in.sequence();
+        c.rxSequence = frame.sequence();
         c.lastHeardNanos = System.nanoTime();
-        ClientFrameType type = in.type();
-        if (type == ClientFrameType.TAIL_DATA && in.dataTail() == tailId && opened) {
-            onData();
-        } else if (type == ClientFrameType.TAIL_STATUS && in.statusTail() == tailId) {
-            if (in.statusKind() == ClientFrame.STATUS_OPENED) {
+        if (frame == data) {
+            if (data.tail() == tailId && opened) {
+                onData();
+            }
+        } else if (frame == status) {
+            if (status.tail() == tailId && status.kind() == TailStatusKind.OPENED) {
                 opened = true;
                 if (openFrom == TailFrom.END && lastReceived < 0) {
                     // a resume must continue after the last index the replica held when the tail opened, not its new end
-                    openFrom = in.statusAfter() >= 0 ? TailFrom.AFTER : TailFrom.START;
-                    openIndex = in.statusAfter();
+                    openFrom = status.after() >= 0 ? TailFrom.AFTER : TailFrom.START;
+                    openIndex = status.after();
                 }
             }
-        } else if (type == ClientFrameType.TAIL_END && in.tailEndTail() == tailId) {
-            ended = in.tailEndReason();
-            endMessage = in.message();
-            endFirst = in.tailEndFirst();
-            endLast = in.tailEndLast();
-        } else if (type == ClientFrameType.REFUSED) {
-            ended = in.refusal();
-            endMessage = in.message();
+        } else if (frame == end) {
+            if (end.tail() == tailId) {
+                ended = end.reason();
+                endMessage = end.message();
+                endFirst = end.first();
+                endLast = end.last();
+            }
+        } else {
+            ended = refused.reason();
+            endMessage = refused.message();
             endLast = -1;
         }
     }
 
     private void onData() {
-        long index = in.dataIndex();
-        int total = in.dataTotal();
-        int pieceOffset = in.dataPieceOffset();
-        int piece = in.dataPieceLength();
+        long index = data.index();
+        int total = data.total();
+        int pieceOffset = data.pieceOffset();
+        int piece = data.pieceLength();
         if (index <= lastReceived) {
             return; // never twice, never backwards
         }
@@ -500,7 +520,7 @@ public final class RemoteTailer implements QueueTailer {
         } else if (index != assemblingIndex || pieceOffset != assembled) {
             return; // a piece out of place: cannot happen on one Aeron stream; the silence check resumes if it did
         }
-        in.buffer().getBytes(in.dataPieceAt(), assembling, pieceOffset, piece);
+        data.buffer().getBytes(data.pieceAt(), assembling, pieceOffset, piece);
         assembled += piece;
         if (assembled < total) {
             return;
@@ -526,9 +546,9 @@ public final class RemoteTailer implements QueueTailer {
         if (c == null || !opened) {
             return;
         }
-        int length = ClientFrame.encodeTailCredit(tx, c.id, ++c.txSequence, tailId, grantPending);
+        int length = creditEncoder.wrap(tx, 0).encode(c.id, ++c.txSequence, tailId, grantPending);
         c.mac.sign(tx, 0, length);
-        if (c.publication.offer(tx, 0, length) > 0) {
+        if (c.link.offer(tx, 0, length) > 0) {
             grantPending = 0;
         }
         // not offered: the grant goes with the next one; silence from the node then resumes elsewhere
@@ -542,7 +562,7 @@ public final class RemoteTailer implements QueueTailer {
     private void disconnect() {
         if (connection != null) {
             queue.tailConnection(null, 0);
-            connection.publication.close();
+            connection.link.close();
             connection = null;
         }
         opened = false;

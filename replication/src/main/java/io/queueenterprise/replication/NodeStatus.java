@@ -1,7 +1,5 @@
 package io.queueenterprise.replication;
 
-import io.queueenterprise.replication.engine.CpuPinning;
-
 import java.util.List;
 
 /**
@@ -23,7 +21,7 @@ import java.util.List;
 public record NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
                          String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses) {
     /** Read once: the kernel's grant does not change under a running container. */
-    private static final String CPUS_ALLOWED_LIST = CpuPinning.allowedList();
+    private static final String CPUS_ALLOWED_LIST = CpusAllowed.list();
 
     public NodeStatus {
         queues = List.copyOf(queues);

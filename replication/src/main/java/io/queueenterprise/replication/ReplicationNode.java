@@ -1,6 +1,6 @@
 package io.queueenterprise.replication;
 
-import io.queueenterprise.remote.wire.ClientCredential;
+import io.queueenterprise.protocol.client.ClientCredential;
 import io.queueenterprise.replication.client.ClientGateway;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.engine.DurableFiles;
@@ -71,7 +71,7 @@ public final class ReplicationNode implements NodeControl {
         this.credential = credential;
         this.aeronDirectory = aeronDirectory;
         this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config)) : null;
-        this.agent = new ReplicationAgent(config, credential, aeronDirectory, clients);
+        this.agent = new ReplicationAgent(config.engineSettings(), credential, aeronDirectory, clients);
         this.runner = new AgentRunner(idleStrategy(config.idleStrategy()), this::onAgentError, null, agent);
     }
 

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the node: its duty cycle keeps driving the media driver and the other queue replicates
  * meanwhile; the blocked queue is retried, joins once the lock is gone, and catches up.
  */
+@org.junit.jupiter.api.Tag("process")
 class BlockedQueueOpeningTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

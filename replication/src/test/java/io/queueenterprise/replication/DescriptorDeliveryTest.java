@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * excerpts and never the descriptor. Timing decides whether follower 2's HELLO lands in that window, so the test
  * tries a few times.
  */
+@org.junit.jupiter.api.Tag("integration")
 class DescriptorDeliveryTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String QUEUE = "orders";

@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * authenticated descriptor; with the key, a reader opens a follower's copy; after a failover the new leader's
  * application seals under its own writer epochs and every replica still reads back.
  */
+@org.junit.jupiter.api.Tag("integration")
 class EncryptedReplicationTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -136,7 +137,7 @@ class EncryptedReplicationTest {
     private static void writeKey(Path keys, int id) throws java.io.IOException {
         byte[] material = new byte[32];
         new SecureRandom().nextBytes(material);
-        java.nio.file.Files.write(keys.resolve(id + ".key"), material);
+        java.nio.file.Files.writeString(keys.resolve(id + ".key"), java.util.HexFormat.of().formatHex(material) + "\n");
         java.nio.file.Files.writeString(keys.resolve("active"), Integer.toString(id));
     }
 

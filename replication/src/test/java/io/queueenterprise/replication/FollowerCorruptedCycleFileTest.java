@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * no one to fetch from at start: it reports the queue CORRUPTED naming the excerpt, and neither acknowledges nor
  * takes anything for it.
  */
+@org.junit.jupiter.api.Tag("integration")
 class FollowerCorruptedCycleFileTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String QUEUE = "orders";

@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that fills up: it stops at a whole excerpt in state DISK_FULL (never a half-written excerpt, never a gap), the
  * leader goes on, and once space is freed the follower catches up to an identical copy by itself.
  */
+@org.junit.jupiter.api.Tag("integration")
 class FollowerDiskFullTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** What the follower's queue keeps free: twice Chronicle's default 64 MiB block (ReplicaStore). */

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (16 MiB with the default blocks), mixed with small ones: shipped in EXCERPT_PART pieces and stored whole at the
  * same index, in async and quorum modes and across a follower restarted while it assembled one.
  */
+@org.junit.jupiter.api.Tag("integration")
 class LargeExcerptReplicationTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String QUEUE = "frames";

@@ -17,6 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * long GC pause, or Chronicle waiting out a dead writer's lock on the duty thread) catches up once it runs again:
  * the embedded client and driver, which share the duty thread, must not have declared each other dead meanwhile.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class LongStallTest {
     private static final long STALL_MILLIS = 12_000;
 

@@ -12,6 +12,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Ports for nodes that are killed and restarted on the same port must never be ones the kernel hands out itself. */
+@org.junit.jupiter.api.Tag("unit")
 class LoopbackPortsTest {
     @Test
     void portsLieBelowTheEphemeralRangeAreDistinctAndBindable() throws Exception {

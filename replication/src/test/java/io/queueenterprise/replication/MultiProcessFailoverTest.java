@@ -35,6 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Properties: no acknowledged excerpt is ever lost (after convergence every replica holds it, with its bytes, at
  * its index), and no index holds different bytes on two replicas.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class MultiProcessFailoverTest {
     private static final String QUEUE = "orders";
     // a restarted node can first wait out Chronicle's recovery of what its killed incarnation left (20-40 s measured)

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Who may speak: frames from anyone without the peer credential, or with the wrong term, move nothing and are counted. */
+@org.junit.jupiter.api.Tag("integration")
 class PeerAuthenticationTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 

@@ -26,6 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code jdk.net.hosts.file}, no DNS, JVM caches off), so that the name can start resolving mid-test without
  * touching the machine's own resolver settings.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class PeerNameResolutionTest {
     private static final String FOLLOWER_NAME = "replica-1.qe-name-resolution.test";
 

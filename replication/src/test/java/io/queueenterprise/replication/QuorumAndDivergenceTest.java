@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Quorum acks, replicated reads, catch-up after a restart, and an old leader's divergent excerpts quarantined. */
+@org.junit.jupiter.api.Tag("integration")
 class QuorumAndDivergenceTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 

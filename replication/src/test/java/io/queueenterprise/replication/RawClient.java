@@ -6,11 +6,18 @@ import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
-import io.queueenterprise.remote.wire.ClientCredential;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientFrameMac;
-import io.queueenterprise.remote.wire.ClientFrameType;
-import io.queueenterprise.remote.wire.MalformedClientFrameException;
+import io.queueenterprise.protocol.client.AppendEncoder;
+import io.queueenterprise.protocol.client.ChallengeDecoder;
+import io.queueenterprise.protocol.client.ClientCredential;
+import io.queueenterprise.protocol.client.ClientFrameDecoder;
+import io.queueenterprise.protocol.client.ClientFrameDecoders;
+import io.queueenterprise.protocol.client.ClientFrameMac;
+import io.queueenterprise.protocol.client.ClientProtocol;
+import io.queueenterprise.protocol.client.ConnectEncoder;
+import io.queueenterprise.protocol.client.ConnectedDecoder;
+import io.queueenterprise.protocol.client.MalformedClientFrameException;
+import io.queueenterprise.protocol.client.ProofEncoder;
+import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.replication.client.ClientGateway;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -68,21 +75,21 @@ final class RawClient implements AutoCloseable {
 
     /** Runs the handshake for {@code queue}; returns the CONNECTED frame's bytes. */
     byte[] connect(String queue) throws Exception {
-        byte[] clientNonce = new byte[ClientFrame.NONCE_LENGTH];
+        byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
         new SecureRandom().nextBytes(clientNonce);
-        int length = ClientFrame.encodeConnect(out, connection, clientNonce, queue, "127.0.0.1", replyPort);
+        int length = new ConnectEncoder().wrap(out, 0).encode(connection, clientNonce, queue, "127.0.0.1", replyPort);
         handshakeMac.sign(out, 0, length);
         txSequence = 1;
         send(length);
-        ClientFrame challenge = expect(ClientFrameType.CHALLENGE);
-        byte[] nodeNonce = new byte[ClientFrame.NONCE_LENGTH];
-        challenge.bytesAt(ClientFrame.NONCE_LENGTH, nodeNonce, ClientFrame.NONCE_LENGTH);
+        ChallengeDecoder challenge = expect(ChallengeDecoder.class);
+        byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        challenge.nodeNonce(nodeNonce);
         byte[] proof = credential.proof("client", connection, queue, clientNonce, nodeNonce);
-        length = ClientFrame.encodeProof(out, connection, ++txSequence, proof);
+        length = new ProofEncoder().wrap(out, 0).encode(connection, ++txSequence, proof);
         handshakeMac.sign(out, 0, length);
         send(length);
         sessionMac = credential.sessionMac(connection, clientNonce, nodeNonce);
-        ClientFrame connected = expect(ClientFrameType.CONNECTED);
+        ConnectedDecoder connected = expect(ConnectedDecoder.class);
         byte[] copy = new byte[connected.length()];
         connected.buffer().getBytes(connected.offset(), copy);
         return copy;
@@ -90,8 +97,9 @@ final class RawClient implements AutoCloseable {
 
     /** Builds an APPEND of {@code envelope} at a chosen frame sequence, signed with the session key; returns its bytes. */
     byte[] append(long frameSequence, int queue, long epoch, int writerSequence, byte[] envelope) {
-        out.putBytes(ClientFrame.APPEND_ENVELOPE, envelope);
-        int length = ClientFrame.encodeAppendAround(out, connection, frameSequence, queue, 0, epoch, writerSequence, envelope.length);
+        out.putBytes(ClientProtocol.APPEND_ENVELOPE, envelope);
+        int length = new AppendEncoder().wrap(out, 0).encodeAround(connection, frameSequence, queue, 0, epoch, writerSequence,
+                envelope.length);
         sessionMac.sign(out, 0, length);
         byte[] frame = new byte[length];
         out.getBytes(0, frame);
@@ -115,18 +123,18 @@ final class RawClient implements AutoCloseable {
         }
     }
 
-    /** The next frame from the node within 5 s, which must be of {@code type}. */
-    ClientFrame expect(ClientFrameType type) throws Exception {
-        ClientFrame f = next(5_000);
-        if (f == null || f.type() != type) {
-            throw new AssertionError("expected " + type + ", got " + (f == null ? "nothing" : f.type()
-                    + (f.type() == ClientFrameType.REFUSED ? " " + f.refusal() + ": " + f.message() : "")));
+    /** The next frame from the node within 5 s, which must be the one {@code type} decodes. */
+    <D extends ClientFrameDecoder> D expect(Class<D> type) throws Exception {
+        ClientFrameDecoder f = next(5_000);
+        if (!type.isInstance(f)) {
+            throw new AssertionError("expected what " + type.getSimpleName() + " decodes, got " + (f == null ? "nothing" : f.type()
+                    + (f instanceof RefusedDecoder r ? " " + r.reason() + ": " + r.message() : "")));
         }
-        return f;
+        return type.cast(f);
     }
 
-    /** The next frame within {@code millis}, or null. */
-    ClientFrame next(long millis) throws Exception {
+    /** The next frame within {@code millis} (decoded by its type's decoder, its own), or null. */
+    ClientFrameDecoder next(long millis) throws Exception {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         while (received.isEmpty() && System.nanoTime() < deadline) {
             if (replies.poll(assembler, 10) == 0) {
@@ -138,7 +146,7 @@ final class RawClient implements AutoCloseable {
             return null;
         }
         try {
-            return new ClientFrame().wrap(new UnsafeBuffer(bytes), 0, bytes.length);
+            return new ClientFrameDecoders().wrap(new UnsafeBuffer(bytes), 0, bytes.length);
         } catch (MalformedClientFrameException e) {
             throw new AssertionError("the node sent a malformed frame: " + e.getMessage());
         }

@@ -36,6 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Properties, read back with the key after convergence: every acknowledged message is in the queue exactly once,
  * at the index its write returned; messages are in the client's order; a write that timed out is there at most once.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class RemoteClientFailoverTest {
     private static final String QUEUE = "payments";
     private static final Duration CONVERGE = Duration.ofSeconds(60);

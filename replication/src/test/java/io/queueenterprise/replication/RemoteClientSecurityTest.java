@@ -6,13 +6,14 @@ import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.protocol.client.AppendAckDecoder;
+import io.queueenterprise.protocol.client.ClientProtocol;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteQueueException;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientFrameType;
-import io.queueenterprise.remote.wire.ClientRefusal;
 import io.queueenterprise.replication.client.ClientDrop;
 import io.queueenterprise.replication.client.ClientGateway;
 import io.queueenterprise.replication.config.NodeConfig;
@@ -40,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * reason or dropped and counted, and nothing is appended. And the node never sees plaintext: neither its queue
  * files nor the UDP payloads it received (its Aeron term buffers) hold a marker the client wrote.
  */
+@org.junit.jupiter.api.Tag("integration")
 class RemoteClientSecurityTest {
     private static final String QUEUE = "payments";
 
@@ -76,19 +78,19 @@ class RemoteClientSecurityTest {
                 for (int i = 0; i < 3; i++) {
                     frames[i] = client.append(++client.txSequence, 0, epoch, i, envelopes[i]);
                     client.send(frames[i]);
-                    index[i] = client.expect(ClientFrameType.APPEND_ACK).ackIndex();
+                    index[i] = client.expect(AppendAckDecoder.class).index();
                 }
                 assertTrue(index[0] < index[1] && index[1] < index[2]);
                 long appendedBefore = gateway.appended();
 
                 // an old writer sequence in a fresh, authentic frame: refused, typed
                 client.send(client.append(++client.txSequence, 0, epoch, 0, envelopes[0]));
-                ClientFrame refused = client.expect(ClientFrameType.REFUSED);
-                assertEquals(ClientRefusal.REPLAYED, refused.refusal(), refused.message());
+                RefusedDecoder refused = client.expect(RefusedDecoder.class);
+                assertEquals(ClientRefusal.REPLAYED, refused.reason(), refused.message());
 
                 // a retry of the last one: the original index, nothing appended
                 client.send(client.append(++client.txSequence, 0, epoch, 2, envelopes[2]));
-                assertEquals(index[2], client.expect(ClientFrameType.APPEND_ACK).ackIndex());
+                assertEquals(index[2], client.expect(AppendAckDecoder.class).index());
 
                 // a captured frame replayed verbatim: dropped (its frame sequence is spent), counted, unanswered
                 client.send(frames[1]);
@@ -103,7 +105,7 @@ class RemoteClientSecurityTest {
 
                 // a session that does not exist
                 byte[] stranger = client.append(++client.txSequence, 0, epoch, 3, envelopes[3]);
-                stranger[ClientFrame.CONNECTION_OFFSET] ^= 1;
+                stranger[ClientProtocol.CONNECTION_OFFSET] ^= 1;
                 client.send(stranger);
                 assertTrue(TestCluster.await(Duration.ofSeconds(5), () -> gateway.drops(ClientDrop.UNKNOWN_SESSION) == 1));
 
@@ -114,14 +116,14 @@ class RemoteClientSecurityTest {
 
                 // an envelope whose header names another writer than the frame says
                 client.send(client.append(++client.txSequence, 0, epoch + 1, 3, envelopes[3]));
-                refused = client.expect(ClientFrameType.REFUSED);
-                assertEquals(ClientRefusal.MALFORMED_ENVELOPE, refused.refusal(), refused.message());
+                refused = client.expect(RefusedDecoder.class);
+                assertEquals(ClientRefusal.MALFORMED_ENVELOPE, refused.reason(), refused.message());
 
                 // an index-bound (local) envelope is not a remote client's to send
                 byte[] bound = envelopes[3].clone();
                 bound[Envelope.MODE_OFFSET] |= Envelope.FLAG_INDEX_BOUND;
                 client.send(client.append(++client.txSequence, 0, epoch, 3, bound));
-                assertEquals(ClientRefusal.MALFORMED_ENVELOPE, client.expect(ClientFrameType.REFUSED).refusal());
+                assertEquals(ClientRefusal.MALFORMED_ENVELOPE, client.expect(RefusedDecoder.class).reason());
 
                 assertEquals(appendedBefore, gateway.appended(), "nothing appended by any attack");
                 assertEquals(1 + 3, QueueContents.read(queueDir).size(), "one local and three remote excerpts");

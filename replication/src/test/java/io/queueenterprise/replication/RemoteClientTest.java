@@ -2,12 +2,12 @@ package io.queueenterprise.replication;
 
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.MasterKey;
+import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueTailer;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteQueueException;
-import io.queueenterprise.remote.wire.ClientRefusal;
 import io.queueenterprise.replication.client.ClientDrop;
 import io.queueenterprise.replication.config.NodeConfig;
 import org.junit.jupiter.api.Test;
@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Remote clients against in-process nodes on UDP loopback: appends through the leader at the indexes a local tailer
  * reads, quorum acks, redirects from a follower, a failover, and the refusals (wrong credential, wrong key).
  */
+@org.junit.jupiter.api.Tag("integration")
 class RemoteClientTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String QUEUE = "payments";

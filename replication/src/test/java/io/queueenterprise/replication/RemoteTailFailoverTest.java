@@ -1,10 +1,10 @@
 package io.queueenterprise.replication;
 
 import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.protocol.client.TailMode;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteTailer;
-import io.queueenterprise.remote.wire.TailMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * -Dqe.remote.tail.trials=N}); in replicated-reads mode a tailer sees an excerpt only once a majority holds it.
  * Every child is stopped by PID; logs under {@code target/remote-tail-logs}.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class RemoteTailFailoverTest {
     private static final String QUEUE = RemoteTailTest.QUEUE;
 

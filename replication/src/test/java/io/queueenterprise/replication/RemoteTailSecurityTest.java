@@ -1,13 +1,15 @@
 package io.queueenterprise.replication;
 
 import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.protocol.client.TailDataDecoder;
+import io.queueenterprise.protocol.client.TailFrom;
+import io.queueenterprise.protocol.client.TailMode;
+import io.queueenterprise.protocol.client.TailOpenEncoder;
+import io.queueenterprise.protocol.client.TailStatusDecoder;
+import io.queueenterprise.protocol.client.TailStatusKind;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteTailer;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientFrameType;
-import io.queueenterprise.remote.wire.TailFrom;
-import io.queueenterprise.remote.wire.TailMode;
 import io.queueenterprise.replication.client.ClientDrop;
 import io.queueenterprise.replication.client.ClientGateway;
 import io.queueenterprise.replication.client.TailCounter;
@@ -32,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sealed (a plaintext marker is not in the client's Aeron term buffers, where the node's frames land, nor in the
  * node's files).
  */
+@org.junit.jupiter.api.Tag("integration")
 class RemoteTailSecurityTest {
     private static final String QUEUE = RemoteTailTest.QUEUE;
 
@@ -49,13 +52,13 @@ class RemoteTailSecurityTest {
             try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
                 client.connect(QUEUE);
                 // signed with the handshake key instead of the session's: not this session's frame
-                int length = ClientFrame.encodeTailOpen(client.out, client.connection, ++client.txSequence, 0, TailFrom.START,
+                int length = new TailOpenEncoder().wrap(client.out, 0).encode(client.connection, ++client.txSequence, 0, TailFrom.START,
                         TailMode.ALL, 100, 1, -1);
                 client.handshakeMac.sign(client.out, 0, length);
                 client.send(length);
                 assertTrue(TestCluster.await(Duration.ofSeconds(5), () -> gateway.drops(ClientDrop.BAD_MAC) == 1));
                 // a connection the node never authenticated
-                length = ClientFrame.encodeTailOpen(client.out, client.connection + 1, ++client.txSequence, 0, TailFrom.START,
+                length = new TailOpenEncoder().wrap(client.out, 0).encode(client.connection + 1, ++client.txSequence, 0, TailFrom.START,
                         TailMode.ALL, 100, 2, -1);
                 client.sessionMac.sign(client.out, 0, length);
                 client.send(length);
@@ -64,12 +67,12 @@ class RemoteTailSecurityTest {
                 assertEquals(0, gateway.tailCount(TailCounter.OPENED));
 
                 // the oracle: the same frame signed with the session key opens the tail
-                length = ClientFrame.encodeTailOpen(client.out, client.connection, ++client.txSequence, 0, TailFrom.START,
+                length = new TailOpenEncoder().wrap(client.out, 0).encode(client.connection, ++client.txSequence, 0, TailFrom.START,
                         TailMode.ALL, 100, 3, -1);
                 client.sessionMac.sign(client.out, 0, length);
                 client.send(length);
-                assertEquals(ClientFrame.STATUS_OPENED, client.expect(ClientFrameType.TAIL_STATUS).statusKind());
-                assertEquals(3, client.expect(ClientFrameType.TAIL_DATA).dataTail(), "the local excerpt, sealed");
+                assertEquals(TailStatusKind.OPENED, client.expect(TailStatusDecoder.class).kind());
+                assertEquals(3, client.expect(TailDataDecoder.class).tail(), "the local excerpt, sealed");
             }
         }
     }
@@ -88,7 +91,7 @@ class RemoteTailSecurityTest {
                  QueueAppender appender = remote.createAppender()) {
                 slow.connect(QUEUE);
                 // asks for everything, then never polls its subscription again
-                int length = ClientFrame.encodeTailOpen(slow.out, slow.connection, ++slow.txSequence, 0, TailFrom.START,
+                int length = new TailOpenEncoder().wrap(slow.out, 0).encode(slow.connection, ++slow.txSequence, 0, TailFrom.START,
                         TailMode.ALL, 1 << 20, 7, -1);
                 slow.sessionMac.sign(slow.out, 0, length);
                 slow.send(length);

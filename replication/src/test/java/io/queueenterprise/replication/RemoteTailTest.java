@@ -1,14 +1,14 @@
 package io.queueenterprise.replication;
 
 import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.TailMode;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.ExcerptDecryptionException;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueTailer;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteTailer;
-import io.queueenterprise.remote.wire.ClientRefusal;
-import io.queueenterprise.remote.wire.TailMode;
 import io.queueenterprise.replication.client.TailCounter;
 import io.queueenterprise.replication.config.NodeConfig;
 import org.junit.jupiter.api.Test;
@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * files, read from a follower; from the start, the end and an index; INDEX_NOT_FOUND; credit holding the node back
  * while the application does not read; a tampered envelope refused with the library's typed error.
  */
+@org.junit.jupiter.api.Tag("integration")
 class RemoteTailTest {
     static final String QUEUE = "payments";
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** In-process nodes with real embedded media drivers on UDP loopback. */
+@org.junit.jupiter.api.Tag("integration")
 class ReplicationTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 

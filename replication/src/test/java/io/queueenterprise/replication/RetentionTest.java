@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A follower whose next excerpt the leader no longer holds gets a clear state, never a silent gap. */
+@org.junit.jupiter.api.Tag("integration")
 class RetentionTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 

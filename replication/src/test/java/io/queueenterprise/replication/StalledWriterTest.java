@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * resumes once the lock is released. The stall is kept
  * well under Chronicle's lock timeout, after which the write would fail (CORRUPTED) instead.
  */
+@org.junit.jupiter.api.Tag("process")
 class StalledWriterTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** Longer than the follower's 3 s session timeout: heartbeats must have flowed throughout. */

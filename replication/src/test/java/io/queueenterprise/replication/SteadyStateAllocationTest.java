@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * apart: JFR's samples are too coarse to see a few small reads a second, so {@code DescriptorWatchTest} measures it
  * exactly (it reads the file only when its stamp moved).
  */
+@org.junit.jupiter.api.Tag("integration")
 class SteadyStateAllocationTest {
     private static final int EXCERPTS = 200_000;
 

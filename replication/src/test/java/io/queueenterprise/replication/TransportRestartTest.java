@@ -24,6 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * liveness timeout ends the client, which closes every publication and subscription. The node notices and restarts
  * the pair in place; peers handshake again and replication resumes from where each follower stands.
  */
+@org.junit.jupiter.api.Tag("process")
+@org.junit.jupiter.api.Tag("slow")
 class TransportRestartTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

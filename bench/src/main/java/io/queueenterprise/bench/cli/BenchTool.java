@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
                 CalibrateCommand.class,
                 JmhCommand.class,
                 RatiosCommand.class,
+                FollowerCostCommand.class,
         })
 public final class BenchTool implements Runnable {
 

@@ -1,14 +1,10 @@
 package io.queueenterprise.bench.cli;
 
-import io.queueenterprise.bench.harness.Environment;
-import io.queueenterprise.bench.harness.Provenance;
 import io.queueenterprise.bench.ratio.PathRatios;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -48,45 +44,19 @@ public final class RatiosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        for (int size : sizes) {
-            if (size < 1 || size > 1 << 20) {
-                throw bad("--sizes: " + size + " is not between 1 and 1048576 bytes");
-            }
-        }
-        if (slice < 1000) {
-            throw bad("--slice must be at least 1000 operations (got " + slice + "): shorter slices measure the clock");
-        }
-        if (rounds < 3) {
-            throw bad("--rounds must be at least 3 (got " + rounds + ")");
-        }
-        if (warmupRounds < 0) {
-            throw bad("--warmup-rounds must be 0 or more (got " + warmupRounds + ")");
-        }
+        RoundOptions check = new RoundOptions(spec);
+        check.sizes(sizes, 1 << 20, "");
+        check.atLeast("--slice", slice, 1000, " operations", ": shorter slices measure the clock");
+        check.rounds(rounds, warmupRounds);
         if (only != null && !PathRatios.SUBJECTS.contains(only)) {
-            throw bad("--only: no subject named '" + only + "'; the subjects are " + PathRatios.SUBJECTS);
+            throw check.bad("--only: no subject named '" + only + "'; the subjects are " + PathRatios.SUBJECTS);
         }
-        var machine = Environment.machine();
-        var jvm = Environment.jvm();
-        System.out.printf("Machine: %d CPUs, %s; JVM %s %s; load average before: %s; commit %s%n", machine.cpus(),
-                machine.cpuModel(), jvm.vendor(), jvm.version(), loadAverage(), Provenance.of("ratios").gitCommit());
+        RoundOptions.printMachine("ratios");
         for (int size : sizes) {
             PathRatios.Result result = new PathRatios(size, slice, rounds, warmupRounds, seed).only(only).run(System.err);
             PathRatios.print(result, System.out);
         }
-        System.out.printf("Load average after: %s%n", loadAverage());
+        RoundOptions.printLoadAfter();
         return 0;
-    }
-
-    private CommandLine.ParameterException bad(String message) {
-        return new CommandLine.ParameterException(spec.commandLine(), message);
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return fields[0] + " " + fields[1] + " " + fields[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
     }
 }

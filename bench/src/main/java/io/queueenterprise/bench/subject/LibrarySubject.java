@@ -70,7 +70,8 @@ public final class LibrarySubject implements Subject {
         try {
             java.nio.file.Files.createDirectories(dir);
             java.nio.file.Path tmp = dir.resolve(".1.key.tmp");
-            java.nio.file.Files.write(tmp, material);
+            // the key file format (docs/crypto.md): hex and a line end
+            java.nio.file.Files.writeString(tmp, java.util.HexFormat.of().formatHex(material) + "\n");
             try {
                 java.nio.file.Files.setPosixFilePermissions(tmp,
                         java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));

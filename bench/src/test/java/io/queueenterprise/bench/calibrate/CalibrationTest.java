@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The operator's figure as a pure function of a bench result: verdicts, the bound it can hold, size. */
+@org.junit.jupiter.api.Tag("unit")
 class CalibrationTest {
 
     private static final List<Integer> LADDER = List.of(10, 20, 50, 100, 200);

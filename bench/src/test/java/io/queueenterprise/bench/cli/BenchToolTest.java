@@ -24,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The bench module's command line as a user meets it: bad values, and calibrate's one JSON document. */
+@org.junit.jupiter.api.Tag("process")
 class BenchToolTest {
 
     /**
@@ -58,6 +59,13 @@ class BenchToolTest {
             "ratios --rounds 1 | --rounds",
             "ratios --warmup-rounds -1 | --warmup-rounds",
             "ratios --only nosuch | --only",
+            "follower-cost --sizes 0 | --sizes",
+            "follower-cost --sizes 60001 | --sizes",
+            "follower-cost --sizes abc | --sizes",
+            "follower-cost --excerpts 999 | --excerpts",
+            "follower-cost --rounds 2 | --rounds",
+            "follower-cost --warmup-rounds -1 | --warmup-rounds",
+            "follower-cost --idle FOO | --idle",
     })
     void aBadValueIsOneLineNamingTheOptionUsageAndExitCode2(String args, String option, @TempDir Path tmp) {
         Path out = tmp.resolve("out");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** The granted-CPU list as the kernel writes it in /proc/self/status. */
+@org.junit.jupiter.api.Tag("unit")
 class CoresTest {
 
     @Test

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 200 ms stall against millisecond scheduler stalls). No assertion on any measured latency or rate
  * of a real queue: only on what the harness must record when we know what happened.
  */
+@org.junit.jupiter.api.Tag("unit")
 class InstrumentTest {
 
     private static final double RATE = 10_000;          // msg/s: one message every 100 us

@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * instrument opened each run, and when. No assertion on any latency.
  */
 @org.junit.jupiter.api.Tag("slow")
+@org.junit.jupiter.api.Tag("unit")
 class JlbhCrossCheckTest {
 
     /** One subject opened: by which instrument (the thread that took its producer side) and when. */

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * <pre>
  *   java @jvm.args -cp ... com.example.orders.OrdersApp QUEUE_DIR KEY_DIR [COUNT]
  * </pre>
- * KEY_DIR holds {@code 1.key} (16 or 32 random bytes, owner-only) and {@code active} (the text
+ * KEY_DIR holds {@code 1.key} (a 16- or 32-byte random key as 32 or 64 hex digits, owner-only) and {@code active} (the text
  * {@code 1}), the layout of a mounted Kubernetes Secret.
  */
 public final class OrdersApp {

@@ -102,13 +102,17 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
                 started = true;   // so that a failed or half-done start is torn down below
                 String outcome = scripts.run(5, TimeUnit.MINUTES, "node.sh", "up", "--for-tests").trim();
                 started = !"reused".equals(outcome);
+                Map<String, String> environment = TestbedScripts.keyValues(scripts.run(1, TimeUnit.MINUTES, "node.sh", "env"));
+                KubernetesClient client = client(Path.of(environment.get("KUBECONFIG")));
                 if (!started) {
+                    refuseIfInUse(client);
                     progress("reusing the cluster started by hand; it stays up after the tests");
                 }
                 String nodeImage = importNodeImage(scripts);
-                Testbed testbed = connect(scripts, nodeImage);
+                Testbed testbed = connect(environment, client, scripts, nodeImage);
                 progress("node " + testbed.nodeName() + " Ready; image " + nodeImage + "; cluster DNS "
-                    + testbed.clusterDns().map(dns -> dns.address().toString()).orElse("not running"));
+                    + testbed.clusterDns().map(dns -> dns.address().toString())
+                        .orElse(testbed.clusterDnsServed() ? "served by node.sh's cluster services" : "not running"));
                 return new Session(null, null, testbed, scripts, started);
             } catch (RuntimeException e) {
                 Session failed = new Session(null, e, null, scripts, started);
@@ -148,20 +152,42 @@ public final class KubernetesTestbedExtension implements BeforeAllCallback, Para
             return "queue-enterprise.local/node:" + tag;
         }
 
-        private static Testbed connect(TestbedScripts scripts, String nodeImage) {
-            Map<String, String> environment = TestbedScripts.keyValues(scripts.run(1, TimeUnit.MINUTES, "node.sh", "env"));
-            Path kubeconfig = Path.of(environment.get("KUBECONFIG"));
-            String nodeName = environment.get("NODE_NAME");
-            KubernetesClient client;
+        private static KubernetesClient client(Path kubeconfig) {
             try {
-                client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+                return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
             } catch (IOException e) {
                 throw new TestbedException("cannot read " + kubeconfig + ": " + e.getMessage(), e);
             }
+        }
+
+        private static Testbed connect(Map<String, String> environment, KubernetesClient client, TestbedScripts scripts, String nodeImage) {
+            Path kubeconfig = Path.of(environment.get("KUBECONFIG"));
+            String nodeName = environment.get("NODE_NAME");
             client.nodes().withName(nodeName).waitUntilCondition(Session::ready, 2, TimeUnit.MINUTES);
+            // a cluster started by hand runs its own cluster DNS (node.sh's cluster services) on the port ours would take
+            boolean servicesRunning = "running".equals(environment.get("CLUSTER_SERVICES"));
             return new Testbed(client, nodeName, nodeImage, kubeconfig,
                 Path.of(environment.get("BIN_DIR"), "qe-podresources"), Path.of(environment.get("POD_RESOURCES_SOCKET")), scripts,
-                clusterDns(client, environment));
+                servicesRunning ? null : clusterDns(client, environment), servicesRunning);
+        }
+
+        /** The CRD the product's chart installs: a cluster holding it is someone's, whose QueueClusters the tests would delete. */
+        static final String PRODUCT_CRD = "queueclusters.queue-enterprise.io";
+
+        /**
+         * A cluster a person started by hand is reused only while nothing of the product is installed on it: the
+         * tests install and delete the QueueCluster CRD (deleting every QueueCluster with it), install the chart under
+         * their own releases and import their own images, so running them against the walk-through's cluster would
+         * destroy what the person built. Nothing is imported or changed before this check.
+         */
+        private static void refuseIfInUse(KubernetesClient client) {
+            if (client.apiextensions().v1().customResourceDefinitions().withName(PRODUCT_CRD).get() != null) {
+                client.close();
+                throw new TestbedException("the cluster started by hand (node.sh up) has the CRD " + PRODUCT_CRD
+                    + " installed: the tests would delete it and every QueueCluster on it. Run them on a cluster of"
+                    + " their own: `sudo kubernetes/node.sh down` first (or delete the CRD if it is a crashed test's), or"
+                    + " skip them with -Dqe.kubernetes.skip");
+            }
         }
 
         /** The pods' DNS (the kubelet's clusterDNS is the node IP); none, with one line why, if port 53 is taken. */

@@ -24,9 +24,11 @@ public final class Testbed {
     private final Path podResourcesSocket;
     private final TestbedScripts scripts;
     private final ClusterDns clusterDns;
+    private final boolean clusterServicesRunning;
 
     Testbed(KubernetesClient client, String nodeName, String nodeImage, Path kubeconfig,
-            Path podResourcesHelper, Path podResourcesSocket, TestbedScripts scripts, ClusterDns clusterDns) {
+            Path podResourcesHelper, Path podResourcesSocket, TestbedScripts scripts, ClusterDns clusterDns,
+            boolean clusterServicesRunning) {
         this.client = client;
         this.nodeName = nodeName;
         this.nodeImage = nodeImage;
@@ -35,6 +37,20 @@ public final class Testbed {
         this.podResourcesSocket = podResourcesSocket;
         this.scripts = scripts;
         this.clusterDns = clusterDns;
+        this.clusterServicesRunning = clusterServicesRunning;
+    }
+
+    /**
+     * Whether the pods' cluster DNS answers: served by this test run ({@link #clusterDns()}), or by the cluster services
+     * of a cluster started by hand ({@code node.sh up}, {@link ClusterServices}) that this run reuses.
+     */
+    public boolean clusterDnsServed() {
+        return clusterDns != null || clusterServicesRunning;
+    }
+
+    /** Whether this run reuses a cluster started by hand whose cluster services (DNS, volume provisioner) run. */
+    public boolean clusterServicesRunning() {
+        return clusterServicesRunning;
     }
 
     /** The pods' cluster DNS ({@link ClusterDns}), served by this test run; empty when it could not start. */

@@ -8,6 +8,7 @@ import java.util.BitSet;
 
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag("unit")
 class CpuListTest {
     @Test
     void parsesSinglesAndRangesAndFormatsTheShortestForm() {

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** The probe on this host, for real: /proc, sched_setaffinity through the affinity library. */
+@org.junit.jupiter.api.Tag("unit")
 class GrantedCoresReportTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** QueueClient's scan: what NodeInPodsIT relies on to say that no replica holds a plaintext marker. */
+@org.junit.jupiter.api.Tag("unit")
 class QueueClientScanTest {
     @TempDir
     Path root;

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * cluster domain are refused (nothing is forwarded), malformed questions get FORMERR, responses are not answered.
  * Answers from the API server are exercised by {@code NodeInPodsIT} (the node pods resolve each other through it).
  */
+@org.junit.jupiter.api.Tag("unit")
 class ClusterDnsTest {
     private static final int REFUSED = 5;
     private static final int FORMERR = 1;

@@ -32,6 +32,8 @@ import io.queueenterprise.kubernetes.probe.CpuList;
  * one Guaranteed pod and one BestEffort pod beside it; both use the host network (no pod traffic).
  */
 @KubernetesTestbed
+@org.junit.jupiter.api.Tag("kubernetes")
+@org.junit.jupiter.api.Tag("slow")
 class GrantedCoresIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String PROBE = "io.queueenterprise.kubernetes.probe.GrantedCoresReport";

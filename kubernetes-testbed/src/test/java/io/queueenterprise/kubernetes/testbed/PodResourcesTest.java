@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** Reading what qe-podresources prints (this document is its real output from a run on the test bed). */
+@org.junit.jupiter.api.Tag("unit")
 class PodResourcesTest {
     private static final String REPORT = """
         {"allocatableCpuIds":[1],"pods":[

@@ -1,12 +1,18 @@
 package io.queueenterprise.operator.reconciler;
 
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.StatefulMetric;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.queueenterprise.operator.api.Calibration;
 import io.queueenterprise.operator.api.CalibrationStatus;
@@ -20,6 +26,10 @@ import io.queueenterprise.operator.api.ReplicaStatus;
  * What the operator exports to Prometheus: reconcile outcomes, failovers, each cluster's term and conditions, each
  * replica's durable index and lag, and the published calibration figures. The chart's alerts are written against
  * these names (helm/queue-enterprise-operator/templates/prometheusrule.yaml).
+ *
+ * <p>Series live as long as what they describe: a replica or queue gone from a cluster's status loses its series at
+ * the next publish, and a deleted QueueCluster loses all of its series ({@link #forget}), so dashboards and alerts
+ * never read a stale lag or condition of something that no longer exists.
  */
 public final class OperatorMetrics {
     private static final List<String> VERDICTS = List.of("ok", "unreachable", "time-limit");
@@ -38,6 +48,18 @@ public final class OperatorMetrics {
     private final Gauge calibration;
     private final Gauge poolCalibration;
     private final Gauge poolCalibrationVerdict;
+    /** Every series with (namespace, cluster) as its first two labels. */
+    private final List<StatefulMetric<?, ?>> perCluster;
+    /**
+     * UIDs of QueueClusters seen deleted (the most recent 4,096): a reconcile still in flight when the delete arrives
+     * must not publish its series again. A cluster created again under the same name has a new UID.
+     */
+    private final Set<String> deletedUids = Collections.synchronizedSet(Collections.newSetFromMap(new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > 4_096;
+        }
+    }));
 
     public OperatorMetrics(PrometheusRegistry registry) {
         reconciliations = Counter.builder().name("queue_enterprise_operator_reconciliations_total")
@@ -75,19 +97,43 @@ public final class OperatorMetrics {
         poolCalibrationVerdict = Gauge.builder().name("queue_enterprise_cluster_calibration_verdict")
             .help("1 for the calibration Job's verdict (ok, unreachable: no rate held the bound, time-limit), 0 for the others")
             .labelNames("namespace", "cluster", "verdict").register(registry);
+        perCluster = List.of(reconciliations, failovers, failoverSeconds, term, condition, conditionReason, durableIndex, lag,
+            calibration, poolCalibration, poolCalibrationVerdict);
+    }
+
+    /** A QueueCluster was deleted: every series of it goes, and nothing publishes them again for that cluster. */
+    public void forget(String namespace, String name, String uid) {
+        if (uid != null) {
+            deletedUids.add(uid);
+        }
+        Function<List<String>, Boolean> ofCluster = labels -> labels.get(0).equals(namespace) && labels.get(1).equals(name);
+        perCluster.forEach(metric -> metric.removeIf(ofCluster));
+        observedFailoverTerms.remove(List.of(namespace, name));
+        publishedReasons.keySet().removeIf(key -> key.get(0).equals(namespace) && key.get(1).equals(name));
+    }
+
+    private boolean deleted(QueueCluster cluster) {
+        String uid = cluster.getMetadata().getUid();
+        return uid != null && deletedUids.contains(uid);
     }
 
     void reconciled(QueueCluster cluster, String result) {
+        if (deleted(cluster)) {
+            return;
+        }
         reconciliations.labelValues(namespace(cluster), name(cluster), result).inc();
     }
 
     void failover(QueueCluster cluster) {
+        if (deleted(cluster)) {
+            return;
+        }
         failovers.labelValues(namespace(cluster), name(cluster)).inc();
     }
 
     /** A failover completed (StatusModel.failoverCompletedNow): observed once per term, when its duration is known. */
     void failoverCompleted(QueueCluster cluster, LastFailover completed) {
-        if (completed.getDurationSeconds() == null || completed.getTerm() == null) {
+        if (completed.getDurationSeconds() == null || completed.getTerm() == null || deleted(cluster)) {
             return;
         }
         long term = completed.getTerm();
@@ -102,8 +148,12 @@ public final class OperatorMetrics {
     }
 
     void publish(QueueCluster cluster, QueueClusterStatus status) {
+        if (deleted(cluster)) {
+            return;
+        }
         String namespace = namespace(cluster);
         String name = name(cluster);
+        removeReplicasNoLongerIn(namespace, name, status);
         term.labelValues(namespace, name).set(status.getTerm() == null ? 0 : status.getTerm());
         // exported at 0 before the first failover: increase() over a series that starts at 1 sees no increase
         failovers.labelValues(namespace, name);
@@ -129,6 +179,21 @@ public final class OperatorMetrics {
                 calibration.labelValues(namespace, name, replica.getName(), "encrypted").set(measured.getEncryptedMessagesPerSecond());
             }
         }
+    }
+
+    /** A replica scaled away or a queue removed: its series go rather than keep their last value for ever. */
+    private void removeReplicasNoLongerIn(String namespace, String name, QueueClusterStatus status) {
+        Set<String> replicas = new HashSet<>();
+        Set<List<String>> queues = new HashSet<>();
+        for (ReplicaStatus replica : status.getReplicas()) {
+            replicas.add(replica.getName());
+            replica.getQueues().forEach(queue -> queues.add(List.of(replica.getName(), queue.getName())));
+        }
+        Function<List<String>, Boolean> goneQueue = labels -> labels.get(0).equals(namespace) && labels.get(1).equals(name)
+            && !queues.contains(List.of(labels.get(2), labels.get(3)));
+        durableIndex.removeIf(goneQueue);
+        lag.removeIf(goneQueue);
+        calibration.removeIf(labels -> labels.get(0).equals(namespace) && labels.get(1).equals(name) && !replicas.contains(labels.get(2)));
     }
 
     private void publishReason(String namespace, String name, String type, String reason) {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** AdminClient against {@link StandInNode}, a stand-in for the node's admin endpoint speaking the documented contract. */
+@org.junit.jupiter.api.Tag("unit")
 class AdminClientTest {
     private static final String TOKEN = "s3cret-token";
     private final List<String> journal = Collections.synchronizedList(new ArrayList<>());

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queueenterprise.operator.api.Calibration;
 
 /** The figures published from a node's qe-calibration/1 document: the example in docs/calibration-json-schema.md. */
+@org.junit.jupiter.api.Tag("unit")
 class CalibrationReadingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * Plans carried out against three {@link StandInNode}s (stand-ins for the node's admin endpoint, not the node), with
  * a recorder that writes into the same journal: the order of what reached the "API server" and the nodes is checked.
  */
+@org.junit.jupiter.api.Tag("unit")
 class FailoverExecutorTest {
     private static final String TOKEN = "operator-token";
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");

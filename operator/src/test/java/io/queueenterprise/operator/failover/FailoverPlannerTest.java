@@ -12,6 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The failover decision over observed statuses, without nodes or a cluster. */
+@org.junit.jupiter.api.Tag("unit")
 class FailoverPlannerTest {
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
     private static final List<String> QUEUES = List.of("orders", "telemetry");

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Followers first, one at a time, from a healthy cluster; the leader last, through a switchover. */
+@org.junit.jupiter.api.Tag("unit")
 class RollingUpdatePlannerTest {
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
     private static final List<String> QUEUES = List.of("orders");

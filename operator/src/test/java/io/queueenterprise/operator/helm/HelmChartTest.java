@@ -34,6 +34,7 @@ import io.queueenterprise.operator.reconciler.Conditions;
 import io.queueenterprise.operator.reconciler.OperatorMetrics;
 
 /** The chart, linted and rendered by the Helm library that helm-java bundles (no helm binary, no cluster). */
+@org.junit.jupiter.api.Tag("unit")
 class HelmChartTest {
     private static final Path CHART = Path.of(System.getProperty("qe.helm.chart.dir", "../helm/queue-enterprise-operator"));
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());

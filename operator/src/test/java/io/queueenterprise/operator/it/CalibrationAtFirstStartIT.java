@@ -1,7 +1,6 @@
 package io.queueenterprise.operator.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -10,7 +9,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,19 +16,16 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.operator.OperatorEndpoints;
 import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
 import io.queueenterprise.kubernetes.testbed.Testbed;
 import io.queueenterprise.operator.QueueEnterpriseOperator;
@@ -56,6 +51,8 @@ import io.queueenterprise.operator.model.OperatorSettings;
  * this shared machine's ({@code unreachable} is an honest verdict here), the mechanism is the subject.
  */
 @KubernetesTestbed
+@org.junit.jupiter.api.Tag("kubernetes")
+@org.junit.jupiter.api.Tag("slow")
 class CalibrationAtFirstStartIT {
     private static final String CLUSTER = "measured";
     private static final String REPLICA = CLUSTER + "-0";
@@ -75,13 +72,13 @@ class CalibrationAtFirstStartIT {
         String namespace = "first-start-" + suffix;
         String storageClass = "qe-it-first-start-" + suffix;
         Path volume = createLocalVolume(storageClass);
-        CalibrationTestbed.installCrd(client);
+        TestbedFixtures.installCrd(client);
         CalibrationTestbed.labelTuned(client, testbed, true);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         PrometheusRegistry registry = new PrometheusRegistry();
         OperatorSettings settings = CalibrationTestbed.operatorSettings(testbed, benchImage);
         try (QueueEnterpriseOperator operator = new QueueEnterpriseOperator(client, settings, Set.of(namespace), null, registry);
-             HTTPServer metrics = HTTPServer.builder().hostname("127.0.0.1").port(0).registry(registry).buildAndStart()) {
+             OperatorEndpoints metrics = OperatorEndpoints.start("127.0.0.1", 0, registry, () -> true)) {
             operator.start();
             client.resources(QueueCluster.class).inNamespace(namespace).resource(measured(storageClass)).create();
 
@@ -118,7 +115,7 @@ class CalibrationAtFirstStartIT {
                 + calibration.getHeldBoundMicros() + " us");
 
             String exposition = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + metrics.getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+                URI.create("http://127.0.0.1:" + metrics.port() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
             String plainSample = "queue_enterprise_replica_calibrated_messages_per_second{cluster=\"" + CLUSTER
                 + "\",mode=\"plain\",namespace=\"" + namespace + "\",replica=\"" + REPLICA + "\"}";
             assertEquals(calibration.getPlainMessagesPerSecond() != null, exposition.contains(plainSample),
@@ -130,12 +127,8 @@ class CalibrationAtFirstStartIT {
             client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 3, TimeUnit.MINUTES);
             client.persistentVolumes().withName(storageClass).delete();
             CalibrationTestbed.labelTuned(client, testbed, false);
-            CalibrationTestbed.removeCrd(client);
-            try (Stream<Path> files = Files.walk(volume)) {
-                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(file);
-                }
-            }
+            TestbedFixtures.removeCrd(client);
+            TestbedFixtures.deleteTree(volume);
         }
     }
 
@@ -165,23 +158,10 @@ class CalibrationAtFirstStartIT {
             + "\npod: " + (pod == null ? null : pod.getStatus()) + "\n--- calibrate's log (tail) ---\n" + log);
     }
 
-    /** The test bed has no volume provisioner: one local PersistentVolume (named as its storage class) for the claim. */
+    /** One local PersistentVolume (named as its storage class) for the claim. */
     private Path createLocalVolume(String storageClass) throws java.io.IOException {
-        Path workDirectory = Path.of(System.getProperty("qe.kubernetes.work-dir", "target/kubernetes-testbed")).toAbsolutePath();
-        Files.createDirectories(workDirectory);
-        Path directory = Files.createTempDirectory(workDirectory, "first-start-pv-");
-        client.persistentVolumes().resource(new PersistentVolumeBuilder()
-            .withNewMetadata().withName(storageClass).endMetadata()
-            .withNewSpec()
-                .withCapacity(Map.of("storage", new Quantity("1Gi")))
-                .withAccessModes("ReadWriteOnce")
-                .withStorageClassName(storageClass)
-                .withPersistentVolumeReclaimPolicy("Retain")
-                .withNewLocal().withPath(directory.toString()).endLocal()
-                .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression()
-                    .withKey("kubernetes.io/hostname").withOperator("In").withValues(testbed.nodeName())
-                .endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
-            .endSpec().build()).create();
+        Path directory = Files.createTempDirectory(TestbedFixtures.workDirectory(), "first-start-pv-");
+        TestbedFixtures.createLocalVolume(client, testbed, storageClass, storageClass, directory);
         return directory;
     }
 

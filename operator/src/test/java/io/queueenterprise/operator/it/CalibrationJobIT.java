@@ -22,8 +22,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.operator.OperatorEndpoints;
 import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
 import io.queueenterprise.kubernetes.testbed.Testbed;
 import io.queueenterprise.operator.QueueEnterpriseOperator;
@@ -53,6 +53,8 @@ import io.queueenterprise.operator.model.OperatorSettings;
  * beside it: the figures are this machine's, not a tuned node's; {@code unreachable} is an honest verdict here.
  */
 @KubernetesTestbed
+@org.junit.jupiter.api.Tag("kubernetes")
+@org.junit.jupiter.api.Tag("slow")
 class CalibrationJobIT {
 
     private final Testbed testbed;
@@ -67,13 +69,13 @@ class CalibrationJobIT {
     void theJobRunsCalibrateOnTheGrantedCoreAndTheOperatorPublishesItsFigures() throws Exception {
         String benchImage = CalibrationTestbed.importBenchImage(testbed);
         String namespace = "calibration-" + UUID.randomUUID().toString().substring(0, 8);
-        CalibrationTestbed.installCrd(client);
+        TestbedFixtures.installCrd(client);
         CalibrationTestbed.labelTuned(client, testbed, true);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         PrometheusRegistry registry = new PrometheusRegistry();
         OperatorSettings settings = CalibrationTestbed.operatorSettings(testbed, benchImage);
         try (QueueEnterpriseOperator operator = new QueueEnterpriseOperator(client, settings, Set.of(namespace), null, registry);
-             HTTPServer metrics = HTTPServer.builder().hostname("127.0.0.1").port(0).registry(registry).buildAndStart()) {
+             OperatorEndpoints metrics = OperatorEndpoints.start("127.0.0.1", 0, registry, () -> true)) {
             operator.start();
             client.resources(QueueCluster.class).inNamespace(namespace).resource(calibrated()).create();
 
@@ -109,7 +111,7 @@ class CalibrationJobIT {
             assertTrue(job.getMetadata().getOwnerReferences().stream().anyMatch(o -> "QueueCluster".equals(o.getKind())));
 
             String exposition = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + metrics.getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+                URI.create("http://127.0.0.1:" + metrics.port() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
             String labels = "cluster=\"measured\",namespace=\"" + namespace + "\"";
             assertTrue(exposition.contains("queue_enterprise_cluster_calibration_verdict{" + labels + ",verdict=\""
                 + result.getVerdict() + "\"} 1.0"), exposition);
@@ -124,7 +126,7 @@ class CalibrationJobIT {
             client.namespaces().withName(namespace).delete();
             client.namespaces().withName(namespace).waitUntilCondition(java.util.Objects::isNull, 3, TimeUnit.MINUTES);
             CalibrationTestbed.labelTuned(client, testbed, false);
-            CalibrationTestbed.removeCrd(client);
+            TestbedFixtures.removeCrd(client);
         }
     }
 

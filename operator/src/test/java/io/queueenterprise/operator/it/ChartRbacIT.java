@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +29,6 @@ import com.marcnuri.helm.Helm;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -60,9 +58,9 @@ import io.queueenterprise.operator.model.OperatorSettings;
  */
 @KubernetesTestbed
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.Tag("kubernetes")
 class ChartRbacIT {
     private static final Path CHART = Path.of(System.getProperty("qe.helm.chart.dir", "../helm/queue-enterprise-operator"));
-    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
 
     private final Testbed testbed;
     private final KubernetesClient admin;
@@ -79,13 +77,7 @@ class ChartRbacIT {
 
     @BeforeAll
     void installCrdAndRbac() throws IOException {
-        try (InputStream crd = Files.newInputStream(CHART.resolve("crds/queueclusters.queue-enterprise.io-v1.yml"))) {
-            CustomResourceDefinition definition = admin.apiextensions().v1().customResourceDefinitions().load(crd).item();
-            admin.resource(definition).forceConflicts().serverSideApply();
-        }
-        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
-            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
-            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
+        TestbedFixtures.installCrd(admin, CHART.resolve("crds/queueclusters.queue-enterprise.io-v1.yml"));
         for (String namespace : List.of(release, watched, elsewhere)) {
             admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         }
@@ -107,8 +99,7 @@ class ChartRbacIT {
             admin.namespaces().withName(namespace).delete();
         }
         rbac.stream().filter(item -> item.getMetadata().getNamespace() == null).forEach(item -> admin.resource(item).delete());
-        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
-        admin.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+        TestbedFixtures.removeCrd(admin);
     }
 
     private KubernetesClient asChartServiceAccount() throws IOException {

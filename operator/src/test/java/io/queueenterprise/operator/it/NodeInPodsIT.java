@@ -9,13 +9,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -29,7 +26,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,10 +37,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -94,8 +88,9 @@ import io.queueenterprise.operator.model.OperatorSettings;
 @KubernetesTestbed
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@org.junit.jupiter.api.Tag("kubernetes")
+@org.junit.jupiter.api.Tag("slow")
 class NodeInPodsIT {
-    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
     private static final String CLUSTER = "trio";
     private static final String QUEUE = "orders";
     /** The encrypted queue: only its clients hold its data key (a Secret the nodes never mount). */
@@ -106,20 +101,19 @@ class NodeInPodsIT {
     private static final String ROLL_CYCLE = "FAST_HOURLY";
     private static final String CONTAINER = "node";
     private static final Duration WAIT = Duration.ofMinutes(8);   // three JVMs starting on 2 shared cores, 300m each
-    private static final int NODE_UID = 10001;
+    private static final int NODE_UID = TestbedFixtures.NODE_UID;
 
     private final Testbed testbed;
     private final KubernetesClient client;
     private String namespace;
     private String storageClass;
-    private final List<String> volumeNames = new ArrayList<>();
-    private final List<Path> volumeDirectories = new ArrayList<>();
+    private ReplicaVolumes volumes;
     private QueueEnterpriseOperator operator;
     private KubernetesClient operatorClient;
     /** index → text of every append a majority acknowledged, in order. */
     private final Map<Long, String> acknowledged = new TreeMap<>();
     /** The vault queue's data key (id 1), 64 hex characters: in the clients' Secret, handed to key-holder probes on stdin. */
-    private final String vaultKey = java.util.HexFormat.of().formatHex(randomBytes(32));
+    private final String vaultKey = java.util.HexFormat.of().formatHex(TestbedFixtures.randomBytes(32));
 
     NodeInPodsIT(Testbed testbed) {
         this.testbed = testbed;
@@ -128,15 +122,9 @@ class NodeInPodsIT {
 
     @BeforeAll
     void setUp() throws IOException {
-        assumeTrue(testbed.clusterDns().isPresent(), "the test bed's cluster DNS is not running (port 53 on the node IP taken?):"
+        assumeTrue(testbed.clusterDnsServed(), "the test bed's cluster DNS is not running (port 53 on the node IP taken?):"
             + " the node pods could not resolve each other");
-        try (InputStream crd = Files.newInputStream(Path.of(System.getProperty("qe.crd.file")))) {
-            CustomResourceDefinition definition = client.apiextensions().v1().customResourceDefinitions().load(crd).item();
-            client.resource(definition).forceConflicts().serverSideApply();
-        }
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(crd -> crd != null
-            && crd.getStatus() != null && crd.getStatus().getConditions() != null && crd.getStatus().getConditions().stream()
-            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())), 1, TimeUnit.MINUTES);
+        TestbedFixtures.installCrd(client);
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         namespace = "node-in-pods-" + suffix;
         storageClass = "qe-it-pods-" + suffix;
@@ -145,12 +133,13 @@ class NodeInPodsIT {
         // what whoever deploys the clients provides: the cluster's client credential, and the vault queue's data key
         client.secrets().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
             .withNewMetadata().withName(CLIENT_SECRET).endMetadata()
-            .addToStringData("credential", java.util.HexFormat.of().formatHex(randomBytes(32))).build()).create();
+            .addToStringData("credential", java.util.HexFormat.of().formatHex(TestbedFixtures.randomBytes(32))).build()).create();
         client.secrets().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
             .withNewMetadata().withName(VAULT_KEY_SECRET).endMetadata()
             .addToStringData("1.key", vaultKey).addToStringData("active", "1").build()).create();
+        volumes = new ReplicaVolumes(testbed, storageClass, TestbedFixtures.workDirectory());
         for (int replica = 0; replica < 3; replica++) {
-            createLocalVolume();
+            volumes.add();
         }
     }
 
@@ -163,18 +152,10 @@ class NodeInPodsIT {
             client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).orTimeout(2, TimeUnit.MINUTES).join();
             client.namespaces().withName(namespace).delete();
         }
-        for (String volume : volumeNames) {
-            client.persistentVolumes().withName(volume).delete();
+        if (volumes != null) {
+            volumes.delete();
         }
-        for (Path directory : volumeDirectories) {
-            try (Stream<Path> files = Files.walk(directory)) {
-                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+        TestbedFixtures.removeCrd(client);
     }
 
     @Test
@@ -556,12 +537,6 @@ class NodeInPodsIT {
             .endSpec().build();
     }
 
-    private static byte[] randomBytes(int length) {
-        byte[] bytes = new byte[length];
-        new java.security.SecureRandom().nextBytes(bytes);
-        return bytes;
-    }
-
     private QueueCluster trio() {
         QueueDefinition orders = new QueueDefinition();
         orders.setName(QUEUE);
@@ -847,31 +822,6 @@ class NodeInPodsIT {
             }
         }
         return nodes;
-    }
-
-    /** The test bed has no volume provisioner: one local PersistentVolume per replica, owned by the node's user. */
-    private void createLocalVolume() throws IOException {
-        Path workDirectory = Path.of(System.getProperty("qe.kubernetes.work-dir", "target/kubernetes-testbed")).toAbsolutePath();
-        Files.createDirectories(workDirectory);
-        Path directory = Files.createTempDirectory(workDirectory, "node-pv-");
-        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-x---"));
-        Files.setAttribute(directory, "unix:uid", NODE_UID);
-        Files.setAttribute(directory, "unix:gid", NODE_UID);
-        volumeDirectories.add(directory);
-        String name = storageClass + "-" + volumeNames.size();
-        volumeNames.add(name);
-        client.persistentVolumes().resource(new PersistentVolumeBuilder()
-            .withNewMetadata().withName(name).endMetadata()
-            .withNewSpec()
-                .withCapacity(Map.of("storage", new Quantity("1Gi")))
-                .withAccessModes("ReadWriteOnce")
-                .withStorageClassName(storageClass)
-                .withPersistentVolumeReclaimPolicy("Retain")
-                .withNewLocal().withPath(directory.toString()).endLocal()
-                .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression()
-                    .withKey("kubernetes.io/hostname").withOperator("In").withValues(testbed.nodeName())
-                .endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
-            .endSpec().build()).create();
     }
 
     /**

@@ -57,9 +57,10 @@ import io.queueenterprise.operator.api.StorageSpec;
  * Pending (the node itself is {@code NodeInPodsIT}'s subject; here the operator is).
  */
 @KubernetesTestbed
+@org.junit.jupiter.api.Tag("kubernetes")
+@org.junit.jupiter.api.Tag("slow")
 class OperatorDeploymentIT {
     private static final Path CHART = Path.of(System.getProperty("qe.helm.chart.dir", "../helm/queue-enterprise-operator"));
-    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
     private static final String RELEASE = "qe";
     private static final String CLUSTER = "deployed";
 
@@ -105,7 +106,7 @@ class OperatorDeploymentIT {
                 .set("metrics.port", metricsPort)
                 .call();
             installed = true;
-            assertNotNull(client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).get(), "Helm installed crds/");
+            assertNotNull(client.apiextensions().v1().customResourceDefinitions().withName(TestbedFixtures.CRD_NAME).get(), "Helm installed crds/");
 
             Pod operatorPod = waitForReadyOperatorPod(system);
             assertEquals(operatorImage, operatorPod.getSpec().getContainers().get(0).getImage());
@@ -171,8 +172,7 @@ class OperatorDeploymentIT {
             for (String namespace : List.of(watched, system)) {
                 client.namespaces().withName(namespace).waitUntilCondition(Objects::isNull, 3, TimeUnit.MINUTES);
             }
-            client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
-            client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
+            TestbedFixtures.removeCrd(client);
         }
     }
 

@@ -54,6 +54,7 @@ import io.queueenterprise.operator.model.QueueClusterModel;
  */
 @KubernetesTestbed
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.Tag("kubernetes")
 class PlacementIT {
     private static final String POOL = "kwok-tuned";
     private static final String FAKE = "kwok.x-k8s.io/node";

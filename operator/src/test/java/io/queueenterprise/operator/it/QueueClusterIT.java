@@ -7,14 +7,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
-import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.queueenterprise.kubernetes.testbed.KubernetesTestbed;
@@ -105,11 +102,7 @@ class QueueClusterIT extends QueueClusterScenario {
             return node;
         });
         if (volumeDirectory != null) {
-            try (Stream<Path> files = Files.walk(volumeDirectory)) {
-                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(file);
-                }
-            }
+            TestbedFixtures.deleteTree(volumeDirectory);
         }
     }
 
@@ -139,23 +132,10 @@ class QueueClusterIT extends QueueClusterScenario {
             + client.pods().inNamespace(namespace).withName("solo-0").tailingLines(30).getLog());
     }
 
-    /** The test bed has no volume provisioner: one local PersistentVolume for the replica's claim. */
+    /** One local PersistentVolume for the replica's claim. */
     private void createLocalVolume() throws IOException {
-        Path workDirectory = Path.of(System.getProperty("qe.kubernetes.work-dir", "target/kubernetes-testbed"));
-        Files.createDirectories(workDirectory);
-        volumeDirectory = Files.createTempDirectory(workDirectory.toAbsolutePath(), "local-pv-");
+        volumeDirectory = Files.createTempDirectory(TestbedFixtures.workDirectory(), "local-pv-");
         volumeName = "qe-it-" + UUID.randomUUID().toString().substring(0, 8);
-        client.persistentVolumes().resource(new PersistentVolumeBuilder()
-            .withNewMetadata().withName(volumeName).endMetadata()
-            .withNewSpec()
-                .withCapacity(Map.of("storage", new Quantity("1Gi")))
-                .withAccessModes("ReadWriteOnce")
-                .withStorageClassName(STORAGE_CLASS)
-                .withPersistentVolumeReclaimPolicy("Retain")
-                .withNewLocal().withPath(volumeDirectory.toString()).endLocal()
-                .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression()
-                    .withKey("kubernetes.io/hostname").withOperator("In").withValues(testbed.nodeName())
-                .endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
-            .endSpec().build()).create();
+        TestbedFixtures.createLocalVolume(client, testbed, volumeName, STORAGE_CLASS, volumeDirectory);
     }
 }

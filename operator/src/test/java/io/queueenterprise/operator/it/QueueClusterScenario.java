@@ -53,9 +53,10 @@ import io.queueenterprise.operator.model.OperatorSettings;
  * with status written; at that first reconcile no node answers yet (its pod is only being created), so Quorum is False.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.Tag("kubernetes")
+@org.junit.jupiter.api.Tag("slow")
 abstract class QueueClusterScenario {
     protected static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final String CRD_NAME = "queueclusters.queue-enterprise.io";
 
     protected final KubernetesClient client;
     protected String namespace;
@@ -81,7 +82,7 @@ abstract class QueueClusterScenario {
 
     @BeforeAll
     void installCrd() throws IOException {
-        CalibrationTestbed.installCrd(client);
+        TestbedFixtures.installCrd(client);
         namespace = "queue-cluster-" + UUID.randomUUID().toString().substring(0, 8);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
         client.serviceAccounts().inNamespace(namespace).withName("default").waitUntilCondition(account -> account != null, 1, TimeUnit.MINUTES);
@@ -96,9 +97,7 @@ abstract class QueueClusterScenario {
             client.namespaces().withName(namespace).delete();
         }
         cleanUpPrepared();
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
-        // gone before the next test class installs it again (a terminating CRD refuses to be applied)
-        client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+        TestbedFixtures.removeCrd(client);
         afterCleanUp();
     }
 
@@ -267,8 +266,9 @@ abstract class QueueClusterScenario {
         solo.getSpec().setMemory("512Mi");
         solo.getSpec().setSharedMemory("64Mi");
         prepare(solo);
+        PrometheusRegistry registry = new PrometheusRegistry();
         try (QueueEnterpriseOperator operator = new QueueEnterpriseOperator(client, settings(), Set.of(namespace), null,
-            new PrometheusRegistry())) {
+            registry)) {
             operator.start();
             QueueCluster created = clusters().inNamespace(namespace).resource(solo).create();
 
@@ -299,7 +299,22 @@ abstract class QueueClusterScenario {
             StatefulSet set = client.apps().statefulSets().inNamespace(namespace).withName("solo").get();
             assertOwned(set.getMetadata().getOwnerReferences(), uid);
             afterReconciled(created);
+
+            assertTrue(seriesOf(registry, namespace, "solo") > 0, "the reconciled cluster's series are exported");
+            clusters().inNamespace(namespace).withName("solo").delete();
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (seriesOf(registry, namespace, "solo") > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertEquals(0, seriesOf(registry, namespace, "solo"), "a deleted QueueCluster's metric series are removed");
         }
+    }
+
+    /** Data points in the registry labelled with this cluster. */
+    private static long seriesOf(PrometheusRegistry registry, String namespace, String cluster) {
+        return registry.scrape().stream().flatMap(snapshot -> snapshot.getDataPoints().stream())
+            .filter(point -> namespace.equals(point.getLabels().get("namespace")) && cluster.equals(point.getLabels().get("cluster")))
+            .count();
     }
 
     private static void assertOwned(List<OwnerReference> owners, String uid) {

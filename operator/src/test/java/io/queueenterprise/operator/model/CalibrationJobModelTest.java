@@ -19,6 +19,7 @@ import io.queueenterprise.operator.api.CalibrationRequest;
 import io.queueenterprise.operator.api.QueueCluster;
 
 /** The calibration Job a QueueCluster's spec.calibration becomes, without a cluster. */
+@org.junit.jupiter.api.Tag("unit")
 class CalibrationJobModelTest {
     private static final OperatorSettings SETTINGS = OperatorSettings.defaults().withCalibrationImage("bench:1");
 

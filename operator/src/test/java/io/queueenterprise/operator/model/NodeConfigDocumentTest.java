@@ -26,6 +26,7 @@ import io.queueenterprise.operator.api.QueueCluster;
  * files the node's own tests read (examples/node-config/), as generic YAML trees, so that neither side's Java
  * classes are the judge.
  */
+@org.junit.jupiter.api.Tag("unit")
 class NodeConfigDocumentTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final Path EXAMPLES = Path.of(System.getProperty("qe.examples.dir", "../examples"), "node-config");

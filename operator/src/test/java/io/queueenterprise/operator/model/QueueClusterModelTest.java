@@ -27,6 +27,7 @@ import io.queueenterprise.operator.api.NetworkMode;
 import io.queueenterprise.operator.api.QueueCluster;
 
 /** The manifests a QueueCluster becomes, without a cluster. */
+@org.junit.jupiter.api.Tag("unit")
 class QueueClusterModelTest {
     private static final OperatorSettings SETTINGS = OperatorSettings.defaults();
 

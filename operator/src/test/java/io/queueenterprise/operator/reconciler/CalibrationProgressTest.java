@@ -24,6 +24,7 @@ import io.queueenterprise.operator.api.CalibrationStatus;
 import io.queueenterprise.operator.model.CalibrationJobModel;
 
 /** status.calibration and the Calibrated condition from a calibration Job and its pod, as the API server reports them. */
+@org.junit.jupiter.api.Tag("unit")
 class CalibrationProgressTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -20,6 +20,7 @@ import io.queueenterprise.operator.failover.NodeStatusView;
 import io.queueenterprise.operator.failover.ReplicaObservation;
 
 /** Which Events a status calls for, and that one occurrence keeps one key over the reconciles that see it. */
+@org.junit.jupiter.api.Tag("unit")
 class ClusterEventsTest {
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
 

@@ -29,6 +29,7 @@ import io.queueenterprise.operator.failover.ReplicaObservation;
  * What the replicas report wrong with themselves reaches the QueueCluster's status (the ReplicasHealthy and
  * Quarantined conditions, each replica's problems and quarantines), from the nodes' own NodeStatus, without a cluster.
  */
+@org.junit.jupiter.api.Tag("unit")
 class ReplicaHealthTest {
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
     private static final FailoverExecutor.Outcome STEADY = new FailoverExecutor.Outcome("q-0", 3, true, List.of());

@@ -30,6 +30,7 @@ import io.queueenterprise.operator.failover.NodeStatusView;
 import io.queueenterprise.operator.failover.ReplicaObservation;
 
 /** The status a reconcile writes, from observations, without a cluster. */
+@org.junit.jupiter.api.Tag("unit")
 class StatusModelTest {
     private static final List<String> REPLICAS = List.of("q-0", "q-1", "q-2");
 

@@ -8,17 +8,28 @@ import io.aeron.Subscription;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.protocol.client.AppendAckEncoder;
+import io.queueenterprise.protocol.client.AppendDecoder;
+import io.queueenterprise.protocol.client.AppendOutcomeEncoder;
+import io.queueenterprise.protocol.client.AppendPendingEncoder;
+import io.queueenterprise.protocol.client.ChallengeEncoder;
+import io.queueenterprise.protocol.client.ClientAckMode;
+import io.queueenterprise.protocol.client.ClientCredential;
+import io.queueenterprise.protocol.client.ClientFrameDecoder;
+import io.queueenterprise.protocol.client.ClientFrameDecoders;
+import io.queueenterprise.protocol.client.ClientFrameMac;
+import io.queueenterprise.protocol.client.ClientProtocol;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.ConnectDecoder;
+import io.queueenterprise.protocol.client.ConnectedEncoder;
+import io.queueenterprise.protocol.client.MalformedClientFrameException;
+import io.queueenterprise.protocol.client.RefusedEncoder;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.queue.StorageFullException;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.config.NodeConfig;
-import io.queueenterprise.remote.wire.ClientCredential;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientFrameMac;
-import io.queueenterprise.remote.wire.ClientFrameType;
-import io.queueenterprise.remote.wire.ClientRefusal;
-import io.queueenterprise.remote.wire.MalformedClientFrameException;
+import io.queueenterprise.replication.engine.EngineSettings;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -62,9 +73,17 @@ public final class ClientGateway {
     private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
     private final List<Session> pendingAcks = new ArrayList<>();
-    private final ClientFrame frame = new ClientFrame();
+    /** The frame taken last: {@link #frame} is the decoder of its type, one of {@link #in}'s. */
+    private final ClientFrameDecoders in = new ClientFrameDecoders();
+    private ClientFrameDecoder frame;
+    private final ChallengeEncoder challengeEncoder = new ChallengeEncoder();
+    private final ConnectedEncoder connectedEncoder = new ConnectedEncoder();
+    private final AppendAckEncoder appendAckEncoder = new AppendAckEncoder();
+    private final AppendPendingEncoder appendPendingEncoder = new AppendPendingEncoder();
+    private final RefusedEncoder refusedEncoder = new RefusedEncoder();
     private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(4096);
-    private byte[] envelope = new byte[4096];
+    /** An envelope's header, read out for its shape check (the envelope itself is never copied before the store). */
+    private final byte[] envelopeHeader = new byte[Envelope.HEADER_LENGTH];
 
     private Aeron aeron;
     private HostedQueues node;
@@ -171,13 +190,13 @@ public final class ClientGateway {
 
     private void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
         try {
-            frame.wrap(buffer, offset, length);
+            frame = in.wrap(buffer, offset, length);
         } catch (MalformedClientFrameException e) {
             drop(ClientDrop.MALFORMED);
             return;
         }
         long connection = frame.connection();
-        if (frame.type() == ClientFrameType.CONNECT) {
+        if (frame == in.connect) {
             onConnect(connection);
             return;
         }
@@ -186,7 +205,7 @@ public final class ClientGateway {
             drop(ClientDrop.UNKNOWN_SESSION);
             return;
         }
-        if (frame.type() == ClientFrameType.PROOF) {
+        if (frame == in.proof) {
             onProof(s);
             return;
         }
@@ -207,13 +226,13 @@ public final class ClientGateway {
         switch (frame.type()) {
             case APPEND -> onAppend(s);
             case TAIL_OPEN -> {
-                if (s.queue < 0 || frame.openQueue() != s.queue) {
+                if (s.queue < 0 || in.tailOpen.queue() != s.queue) {
                     drop(ClientDrop.UNEXPECTED);
                 } else {
-                    tails.onOpen(s, frame, nowNanos);
+                    tails.onOpen(s, in.tailOpen, nowNanos);
                 }
             }
-            case TAIL_CREDIT -> tails.onCredit(s, frame);
+            case TAIL_CREDIT -> tails.onCredit(s, in.tailCredit);
             default -> drop(ClientDrop.UNEXPECTED);
         }
     }
@@ -231,11 +250,12 @@ public final class ClientGateway {
             }
             existing.close();
         }
-        String queueName = frame.queueName();
-        String host = frame.host();
-        int port = frame.port();
-        byte[] clientNonce = new byte[ClientFrame.NONCE_LENGTH];
-        frame.bytesAt(0, clientNonce, ClientFrame.NONCE_LENGTH);
+        ConnectDecoder connect = in.connect;
+        String queueName = connect.queueName();
+        String host = connect.replyHost();
+        int port = connect.replyPort();
+        byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        connect.clientNonce(clientNonce);
         if (sessions.size() >= MAX_SESSIONS) {
             if (sessions.size() >= MAX_SESSIONS + MAX_REFUSAL_SESSIONS) {
                 return; // bounded: beyond this even the refusal is not sent
@@ -254,7 +274,7 @@ public final class ClientGateway {
         }
         random.nextBytes(s.nodeNonce);
         byte[] proof = credential.proof("node", connection, queueName, clientNonce, s.nodeNonce);
-        int length = ClientFrame.encodeChallenge(tx, connection, ++s.txSequence, clientNonce, s.nodeNonce, proof);
+        int length = challengeEncoder.wrap(tx, 0).encode(connection, ++s.txSequence, clientNonce, s.nodeNonce, proof);
         handshakeMac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
     }
@@ -268,7 +288,7 @@ public final class ClientGateway {
         if (refusalSessions >= MAX_REFUSAL_SESSIONS || sessions.containsKey(connection) || sessions.size() >= MAX_SESSIONS) {
             return;
         }
-        Session s = open(connection, frame.host(), frame.port(), "", new byte[0]);
+        Session s = open(connection, in.connect.replyHost(), in.connect.replyPort(), "", new byte[0]);
         if (s != null) {
             refusalSessions++;
             s.refusalOnly = true;
@@ -296,8 +316,8 @@ public final class ClientGateway {
             drop(ClientDrop.UNAUTHENTICATED);
             return;
         }
-        byte[] proof = new byte[ClientFrame.PROOF_LENGTH];
-        frame.bytesAt(0, proof, ClientFrame.PROOF_LENGTH);
+        byte[] proof = new byte[ClientProtocol.PROOF_LENGTH];
+        in.proof.clientProof(proof);
         byte[] expected = credential.proof("client", s.connection, s.queueName, s.clientNonce, s.nodeNonce);
         if (!ClientCredential.proofEquals(proof, expected)) {
             drop(ClientDrop.UNAUTHENTICATED);
@@ -314,8 +334,8 @@ public final class ClientGateway {
             refuse(s, s.mac, ClientRefusal.UNKNOWN_QUEUE, 0, 0, "node " + config.nodeId() + " hosts no queue '" + s.queueName + "'");
             return;
         }
-        NodeConfig.QueueSpec spec = node.spec(q);
-        if (spec.encryption() == NodeConfig.Encryption.NONE) {
+        EngineSettings.QueueSettings spec = node.spec(q);
+        if (spec.encryption() == EngineSettings.Encryption.NONE) {
             refuse(s, s.mac, ClientRefusal.PLAIN_QUEUE, 0, 0, "queue '" + s.queueName + "' is plain; remote clients append"
                     + " only sealed envelopes (nodes hold no data keys)");
             return;
@@ -330,14 +350,14 @@ public final class ClientGateway {
             // a follower redirects whether or not the leader's descriptor reached it yet (a new queue's does so
             // within moments); the client takes the descriptor of the leader it appends to
             descriptor = new byte[0];
-        } else if (descriptor == null || descriptor.length > ClientFrame.MAX_DESCRIPTOR) {
+        } else if (descriptor == null || descriptor.length > ClientProtocol.MAX_DESCRIPTOR) {
             refuse(s, s.mac, ClientRefusal.NO_DESCRIPTOR, 0, 0, "queue '" + s.queueName + "' has no descriptor on node "
                     + config.nodeId() + " yet: a key holder (a local writer, or qe) creates it");
             return;
         }
         s.queue = q;
         NodeConfig.Peer leader = leaderPeer();
-        int length = ClientFrame.encodeConnected(tx, s.connection, ++s.txSequence, node.term(), leads, ackModeCode(spec.ackMode()),
+        int length = connectedEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, node.term(), leads, ackMode(spec.ackMode()),
                 q, MAX_ENVELOPE, leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), descriptor);
         s.mac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
@@ -346,9 +366,10 @@ public final class ClientGateway {
     // ------------------------------------------------------------------------------------------------ append
 
     private void onAppend(Session s) {
-        long epoch = frame.appendEpoch();
-        int sequence = frame.appendSequence();
-        if (s.queue < 0 || frame.appendQueue() != s.queue) {
+        AppendDecoder frame = in.append;
+        long epoch = frame.epoch();
+        int sequence = frame.writerSequence();
+        if (s.queue < 0 || frame.queue() != s.queue) {
             drop(ClientDrop.UNEXPECTED);
             return;
         }
@@ -364,9 +385,9 @@ public final class ClientGateway {
             }
             return;
         }
-        if (frame.appendTerm() > node.term()) {
+        if (frame.clientTerm() > node.term()) {
             refuse(s, s.mac, ClientRefusal.STALE_TERM, epoch, sequence, "node " + config.nodeId() + " leads term "
-                    + node.term() + " but the client has seen term " + frame.appendTerm());
+                    + node.term() + " but the client has seen term " + frame.clientTerm());
             return;
         }
         int length = frame.envelopeLength();
@@ -375,11 +396,10 @@ public final class ClientGateway {
                     + MAX_ENVELOPE + " from a client");
             return;
         }
-        if (envelope.length < length) {
-            envelope = new byte[Math.max(length, envelope.length * 2)];
-        }
-        frame.buffer().getBytes(frame.envelopeOffset(), envelope, 0, length);
-        String shape = envelopeProblem(node.spec(q), envelope, length, epoch, sequence);
+        DirectBuffer bytes = frame.buffer();
+        int at = frame.envelopeOffset();
+        bytes.getBytes(at, envelopeHeader, 0, Math.min(length, envelopeHeader.length));
+        String shape = envelopeProblem(node.spec(q), envelopeHeader, length, epoch, sequence);
         if (shape != null) {
             refuse(s, s.mac, ClientRefusal.MALFORMED_ENVELOPE, epoch, sequence, shape);
             return;
@@ -404,7 +424,12 @@ public final class ClientGateway {
         }
         long index;
         try {
-            index = node.store(q).append(envelope, 0, length);
+            // The envelope's one copy, from Aeron's buffer (the MAC was verified there; the driver runs on this thread,
+            // so it cannot change meanwhile) straight into the mapped cycle file.
+            byte[] heap = bytes.byteArray();
+            index = heap != null
+                    ? store.append(heap, bytes.wrapAdjustment() + at, length)
+                    : store.append(bytes.addressOffset() + at, length);
         } catch (StorageFullException e) {
             refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, e.getMessage());
             return;
@@ -418,9 +443,12 @@ public final class ClientGateway {
         answer(s, epoch, sequence, index);
     }
 
-    /** Null when the bytes are an unbound envelope of the queue's mode carrying {@code epoch} and {@code sequence}. */
-    static String envelopeProblem(NodeConfig.QueueSpec spec, byte[] env, int length, long epoch, int sequence) {
-        CipherMode mode = spec.encryption() == NodeConfig.Encryption.AES_128_CTR ? CipherMode.AES_128_CTR : CipherMode.AES_128_CTR_POLY1305;
+    /**
+     * Null when the bytes are an unbound envelope of the queue's mode carrying {@code epoch} and {@code sequence};
+     * {@code env} holds at least the envelope's header when {@code length} covers the mode's overhead.
+     */
+    static String envelopeProblem(EngineSettings.QueueSettings spec, byte[] env, int length, long epoch, int sequence) {
+        CipherMode mode = spec.encryption() == EngineSettings.Encryption.AES_128_CTR ? CipherMode.AES_128_CTR : CipherMode.AES_128_CTR_POLY1305;
         if (length < Envelope.overhead(mode)) {
             return "envelope of " + length + " bytes is shorter than the " + mode + " overhead";
         }
@@ -441,10 +469,10 @@ public final class ClientGateway {
         int q = s.queue;
         boolean quorum = node.spec(q).ackMode() == AckMode.QUORUM;
         if (!quorum || node.quorumIndex(q) >= index) {
-            sendAck(s, ClientFrameType.APPEND_ACK, epoch, sequence, index);
+            sendAck(s, appendAckEncoder, epoch, sequence, index);
             return;
         }
-        sendAck(s, ClientFrameType.APPEND_PENDING, epoch, sequence, index);
+        sendAck(s, appendPendingEncoder, epoch, sequence, index);
         if (s.pendingIndex < 0) {
             pendingAcks.add(s);
         }
@@ -461,7 +489,7 @@ public final class ClientGateway {
             if (s.closed) {
                 pendingAcks.remove(i);
             } else if (node.role() == NodeStatus.Role.LEADER && node.quorumIndex(s.queue) >= s.pendingIndex) {
-                sendAck(s, ClientFrameType.APPEND_ACK, s.pendingEpoch, s.pendingSequence, s.pendingIndex);
+                sendAck(s, appendAckEncoder, s.pendingEpoch, s.pendingSequence, s.pendingIndex);
                 s.pendingIndex = -1;
                 pendingAcks.remove(i);
                 n++;
@@ -470,8 +498,8 @@ public final class ClientGateway {
         return n;
     }
 
-    private void sendAck(Session s, ClientFrameType type, long epoch, int sequence, long index) {
-        int length = ClientFrame.encodeAck(tx, type, s.connection, ++s.txSequence, epoch, sequence, index, node.term());
+    private void sendAck(Session s, AppendOutcomeEncoder<?> answer, long epoch, int sequence, long index) {
+        int length = answer.wrap(tx, 0).encode(s.connection, ++s.txSequence, epoch, sequence, index, node.term());
         s.mac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
     }
@@ -479,7 +507,7 @@ public final class ClientGateway {
     private void refuse(Session s, ClientFrameMac mac, ClientRefusal reason, long epoch, int sequence, String message) {
         refusals.lazySet(reason.ordinal(), refusals.get(reason.ordinal()) + 1);
         NodeConfig.Peer leader = leaderPeer();
-        int length = ClientFrame.encodeRefused(tx, s.connection, ++s.txSequence, reason, epoch, sequence, node.term(),
+        int length = refusedEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, reason, epoch, sequence, node.term(),
                 leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), message);
         mac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
@@ -505,11 +533,11 @@ public final class ClientGateway {
         return -1;
     }
 
-    private static int ackModeCode(AckMode mode) {
+    private static ClientAckMode ackMode(AckMode mode) {
         return switch (mode) {
-            case ASYNC -> 0;
-            case REPLICATED_READS -> 1;
-            case QUORUM -> 2;
+            case ASYNC -> ClientAckMode.ASYNC;
+            case REPLICATED_READS -> ClientAckMode.REPLICATED_READS;
+            case QUORUM -> ClientAckMode.QUORUM;
         };
     }
 
@@ -542,7 +570,7 @@ public final class ClientGateway {
         final ExclusivePublication publication;
         final String queueName;
         final byte[] clientNonce;
-        final byte[] nodeNonce = new byte[ClientFrame.NONCE_LENGTH];
+        final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
         /** Frames not yet offered (the reply channel connects after the first CONNECT; back-pressure). */
         final java.util.ArrayDeque<byte[]> outbox = new java.util.ArrayDeque<>();
         ClientFrameMac mac;

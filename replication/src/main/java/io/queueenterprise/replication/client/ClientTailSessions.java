@@ -1,11 +1,16 @@
 package io.queueenterprise.replication.client;
 
 import io.aeron.Publication;
+import io.queueenterprise.protocol.client.ClientProtocol;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.TailCreditDecoder;
+import io.queueenterprise.protocol.client.TailDataEncoder;
+import io.queueenterprise.protocol.client.TailEndEncoder;
+import io.queueenterprise.protocol.client.TailMode;
+import io.queueenterprise.protocol.client.TailOpenDecoder;
+import io.queueenterprise.protocol.client.TailStatusEncoder;
+import io.queueenterprise.protocol.client.TailStatusKind;
 import io.queueenterprise.queue.ReplicaStore;
-import io.queueenterprise.remote.wire.ClientFrame;
-import io.queueenterprise.remote.wire.ClientRefusal;
-import io.queueenterprise.remote.wire.TailFrom;
-import io.queueenterprise.remote.wire.TailMode;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -39,7 +44,10 @@ final class ClientTailSessions {
     private final String nodeId;
     private final Long2ObjectHashMap<Tail> byConnection = new Long2ObjectHashMap<>();
     private final List<Tail> tails = new ArrayList<>();
-    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(MAX_PIECE + ClientFrame.DATA_OVERHEAD + 1024);
+    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(MAX_PIECE + ClientProtocol.DATA_OVERHEAD + 1024);
+    private final TailStatusEncoder statusEncoder = new TailStatusEncoder();
+    private final TailDataEncoder dataEncoder = new TailDataEncoder();
+    private final TailEndEncoder endEncoder = new TailEndEncoder();
     private final AtomicLongArray counters = new AtomicLongArray(TailCounter.values().length);
     private final AtomicLongArray ends = new AtomicLongArray(ClientRefusal.values().length + 1);
     private int next;
@@ -69,12 +77,12 @@ final class ClientTailSessions {
     // ------------------------------------------------------------------------------------------------ requests
 
     /** A verified TAIL_OPEN on a session whose queue it names: replaces the session's tail, if any. */
-    void onOpen(ClientGateway.Session s, ClientFrame f, long now) {
+    void onOpen(ClientGateway.Session s, TailOpenDecoder f, long now) {
         Tail previous = byConnection.remove(s.connection);
         if (previous != null) {
             previous.finished = true; // closed and removed by the next duty cycle
         }
-        long tailId = f.openTail();
+        long tailId = f.tail();
         int q = s.queue;
         ReplicaStore store = node.store(q);
         if (store == null) {
@@ -88,11 +96,11 @@ final class ClientTailSessions {
             first = store.firstIndex();
             last = store.lastIndex();
             raw = store.rawTailer();
-            long index = f.openIndex();
+            long index = f.index();
             long after = -1;
             ClientRefusal refusal = null;
             String why = null;
-            switch (f.tailFrom()) {
+            switch (f.from()) {
                 case START -> raw.toStart();
                 case END -> {
                     if (last < 0) {
@@ -133,12 +141,12 @@ final class ClientTailSessions {
                         : ": no index 0x" + Long.toHexString(index)), now);
                 return;
             }
-            Tail t = new Tail(s, tailId, q, store, raw, f.tailMode(), Math.min(f.openCredit(), MAX_CREDIT), now);
+            Tail t = new Tail(s, tailId, q, store, raw, f.mode(), Math.min(f.credit(), MAX_CREDIT), now);
             raw = null;
             byConnection.put(s.connection, t);
             tails.add(t);
             add(TailCounter.OPENED, 1);
-            int length = ClientFrame.encodeTailStatus(tx, s.connection, ++s.txSequence, tailId, ClientFrame.STATUS_OPENED, after,
+            int length = statusEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, tailId, TailStatusKind.OPENED, after,
                     first, last, node.quorumIndex(q));
             s.mac.sign(tx, 0, length);
             s.send(tx, length, now);
@@ -153,16 +161,16 @@ final class ClientTailSessions {
     }
 
     /** A verified TAIL_CREDIT: the client took excerpts and may be sent {@code grant} more (0: it is still there). */
-    void onCredit(ClientGateway.Session s, ClientFrame f) {
+    void onCredit(ClientGateway.Session s, TailCreditDecoder f) {
         Tail t = byConnection.get(s.connection);
-        if (t != null && t.id == f.creditTail()) {
-            t.credit = (int) Math.min(MAX_CREDIT, (long) t.credit + f.creditGrant());
+        if (t != null && t.id == f.tail()) {
+            t.credit = (int) Math.min(MAX_CREDIT, (long) t.credit + f.grant());
         }
     }
 
     private void end(ClientGateway.Session s, long tailId, ClientRefusal reason, long first, long last, String message, long now) {
         ends.lazySet(reason.ordinal(), ends.get(reason.ordinal()) + 1);
-        int length = ClientFrame.encodeTailEnd(tx, s.connection, ++s.txSequence, tailId, reason, first, last, message);
+        int length = endEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, tailId, reason, first, last, message);
         s.mac.sign(tx, 0, length);
         s.send(tx, length, now);
     }
@@ -272,8 +280,8 @@ final class ClientTailSessions {
                     }
                     do {
                         int piece = Math.min(MAX_PIECE, handLength - pieceOffset);
-                        tx.putBytes(ClientFrame.DATA_PIECE, raw.bytes(), pieceOffset, piece);
-                        int length = ClientFrame.encodeTailDataAround(tx, s.connection, s.txSequence + 1, id, handIndex,
+                        tx.putBytes(ClientProtocol.DATA_PIECE, raw.bytes(), pieceOffset, piece);
+                        int length = dataEncoder.wrap(tx, 0).encodeAround(s.connection, s.txSequence + 1, id, handIndex,
                                 handLength, pieceOffset, piece);
                         s.mac.sign(tx, 0, length);
                         long result = s.publication.offer(tx, 0, length);
@@ -284,7 +292,7 @@ final class ClientTailSessions {
                         stalledSinceNanos = 0;
                         lastSentNanos = now;
                         pieceOffset += piece;
-                        budget -= piece + ClientFrame.DATA_OVERHEAD;
+                        budget -= piece + ClientProtocol.DATA_OVERHEAD;
                     } while (pieceOffset < handLength);
                     add(TailCounter.EXCERPTS_SENT, 1);
                     add(TailCounter.BYTES_SENT, handLength);
@@ -301,7 +309,7 @@ final class ClientTailSessions {
             }
             if (sent == 0 && now - lastSentNanos > HEARTBEAT_NANOS) {
                 // first and last are not looked up here (Chronicle scans for them): -1, "not said"
-                int length = ClientFrame.encodeTailStatus(tx, s.connection, s.txSequence + 1, id, ClientFrame.STATUS_ALIVE,
+                int length = statusEncoder.wrap(tx, 0).encode(s.connection, s.txSequence + 1, id, TailStatusKind.ALIVE,
                         lastSentIndex, -1, -1, node.quorumIndex(queue));
                 s.mac.sign(tx, 0, length);
                 if (s.publication.offer(tx, 0, length) > 0) {

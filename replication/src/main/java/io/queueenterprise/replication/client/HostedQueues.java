@@ -2,7 +2,7 @@ package io.queueenterprise.replication.client;
 
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.engine.EngineSettings;
 
 /**
  * What the client gateway reads of the replication engine, on the duty-cycle thread that runs both: the role, term
@@ -19,7 +19,7 @@ public interface HostedQueues {
 
     int queueCount();
 
-    NodeConfig.QueueSpec spec(int queue);
+    EngineSettings.QueueSettings spec(int queue);
 
     /** The queue's store, or null while the node is still opening it (off the duty thread). */
     ReplicaStore store(int queue);

@@ -1,6 +1,7 @@
 package io.queueenterprise.replication.config;
 
 import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.engine.EngineSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,6 +47,23 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** Whether this node serves remote clients (a client credential is configured). */
     public boolean servesClients() {
         return clientCredentialFile != null;
+    }
+
+    /**
+     * What the replication engine takes of this document: the node, its data directory, the peers and the queues
+     * (the admin endpoint, metrics, retention and idle strategy stay with the shell).
+     *
+     * @throws EngineSettings.InvalidSettingException naming a field the engine cannot run with
+     */
+    public EngineSettings engineSettings() {
+        EngineSettings.Builder b = EngineSettings.builder().nodeId(nodeId).dataDirectory(dataDirectory);
+        for (Peer p : peers) {
+            b.peer(p.id(), p.host(), p.replicationPort(), p.clientPort());
+        }
+        for (QueueSpec q : queues) {
+            b.queue(q.name(), q.rollCycle(), EngineSettings.Encryption.valueOf(q.encryption().name()), q.ackMode());
+        }
+        return b.build();
     }
 
     /** This node's own entry in {@link #peers()}. */

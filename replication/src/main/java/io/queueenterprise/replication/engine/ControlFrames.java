@@ -1,12 +1,13 @@
 package io.queueenterprise.replication.engine;
 
+import io.queueenterprise.protocol.transport.EmbeddedTransport;
 import io.aeron.Publication;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;
+import io.queueenterprise.replication.wire.RefusalEncoder;
 import io.queueenterprise.replication.wire.RefusalReason;
 import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.AgentInvoker;
 
 /**
  * Builds, MACs and offers the node's control frames (handshake, HELLO, DESCRIPTOR, ACK, HEARTBEAT, REFUSAL) in one
@@ -22,18 +23,14 @@ final class ControlFrames {
     private final SessionCrypto.FrameMac handshakeMac;
     private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
     private final FrameEncoder encoder = new FrameEncoder();
-    private AgentInvoker driverInvoker;
-    private AgentInvoker clientInvoker;
+    private final RefusalEncoder refusal = new RefusalEncoder();
+    /** Invoked between offers under back-pressure. */
+    private final EmbeddedTransport transport;
 
-    ControlFrames(int self, SessionCrypto.FrameMac handshakeMac) {
+    ControlFrames(int self, SessionCrypto.FrameMac handshakeMac, EmbeddedTransport transport) {
         this.self = self;
         this.handshakeMac = handshakeMac;
-    }
-
-    /** The embedded driver's and client's invokers, run between offers under back-pressure. */
-    void invokers(AgentInvoker driver, AgentInvoker client) {
-        this.driverInvoker = driver;
-        this.clientInvoker = client;
+        this.transport = transport;
     }
 
     /** Begins a session frame to {@code p} with the session's next sequence; finish with {@link #sendSession}. */
@@ -73,9 +70,9 @@ final class ControlFrames {
      * refused frame named ({@code sessionOfRefusedFrame}).
      */
     void refuse(PeerLink p, long term, long sessionOfRefusedFrame, RefusalReason reason, int queue, long detail, String message) {
-        boolean session = p.established;
-        encoder.begin(tx, 0, FrameType.REFUSAL, self, term, session ? p.sessionId : sessionOfRefusedFrame,
-                session ? ++p.txSequence : 0).u16(reason.code).u16(queue).i64(detail).message(message);
+        boolean session = p.established();
+        refusal.encode(encoder.begin(tx, 0, FrameType.REFUSAL, self, term, session ? p.sessionId : sessionOfRefusedFrame,
+                session ? ++p.txSequence : 0), reason, queue, detail, message);
         int length = encoder.finish();
         (session ? p.sessionMac : handshakeMac).sign(tx, 0, length);
         offer(p, length);
@@ -93,8 +90,7 @@ final class ControlFrames {
             if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
                 return false;
             }
-            driverInvoker.invoke();
-            clientInvoker.invoke();
+            transport.invoke();
         }
         return false;
     }

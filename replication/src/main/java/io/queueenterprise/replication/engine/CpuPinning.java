@@ -1,8 +1,5 @@
 package io.queueenterprise.replication.engine;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.BitSet;
 
 /**
@@ -38,27 +35,13 @@ public final class CpuPinning {
 
     /** The cores this process may run on, from /proc/self/status; empty when unknown (not Linux). */
     static BitSet granted() {
-        String list = allowedList();
+        String list = io.queueenterprise.replication.CpusAllowed.list();
         try {
             return list == null ? new BitSet() : parseCpuList(list);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "cannot parse Cpus_allowed_list '" + list + "': " + e);
             return new BitSet();
         }
-    }
-
-    /** This process's {@code Cpus_allowed_list} as the kernel writes it (e.g. "2-3"); null when unknown (not Linux). */
-    public static String allowedList() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("Cpus_allowed_list:")) {
-                    return line.substring("Cpus_allowed_list:".length()).strip();
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot read Cpus_allowed_list: " + e);
-        }
-        return null;
     }
 
     /** The core to pin to (the highest granted: the lowest ones usually take interrupts), or -1 for none. */

@@ -62,13 +62,16 @@ final class ExcerptChecksums implements AutoCloseable {
         }
     }
 
-    /** Records the checksum of the excerpt just stored at {@code index}. */
-    void record(long index, byte[] bytes, int offset, int length) {
+    /**
+     * Records the checksum of the excerpt just stored at {@code index}: {@code bytes}' remaining bytes, read in place
+     * (a direct buffer's memory, a heap buffer's array).
+     */
+    void record(long index, ByteBuffer bytes) {
         if (index <= lastRecorded) {
             return; // never after a rebuild: the records stay increasing
         }
         crc.reset();
-        crc.update(bytes, offset, length);
+        crc.update(bytes);
         if (!pending.hasRemaining()) {
             flush();
         }

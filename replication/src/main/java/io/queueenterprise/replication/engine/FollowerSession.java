@@ -6,10 +6,11 @@ import io.queueenterprise.replication.ReplicationException;
 import io.queueenterprise.replication.wire.DataBody;
 import io.queueenterprise.replication.wire.DescriptorBody;
 import io.queueenterprise.replication.wire.ExcerptPartBody;
-import io.queueenterprise.replication.wire.FrameEncoder;
+import io.queueenterprise.replication.wire.AckEncoder;
 import io.queueenterprise.replication.wire.FrameType;
 import io.queueenterprise.replication.wire.HeartbeatBody;
 import io.queueenterprise.replication.wire.HelloBody;
+import io.queueenterprise.replication.wire.HelloEncoder;
 import io.queueenterprise.replication.wire.RefusalReason;
 
 import java.util.ArrayList;
@@ -36,6 +37,8 @@ final class FollowerSession {
     private final QueueReplica[] queues;
     private final DropCounters drops;
     private final ControlFrames control;
+    private final HelloEncoder helloEncoder = new HelloEncoder();
+    private final AckEncoder ackEncoder = new AckEncoder();
     /** The term of the frame being handled, which every answer carries. */
     private long term;
     private long lastHelloNanos;
@@ -105,15 +108,15 @@ final class FollowerSession {
     void sendHello(PeerLink p, long term) {
         this.term = term;
         lastHelloNanos = System.nanoTime();
-        FrameEncoder out = control.session(FrameType.HELLO, term, p).u16(queues.length);
+        HelloEncoder out = helloEncoder.begin(control.session(FrameType.HELLO, term, p), queues.length);
         for (QueueReplica q : queues) {
             if (!q.active()) {
-                out.shortString(q.spec.name()).i64(HelloBody.NOT_OPEN).u16(0);
+                out.queue(q.spec.name(), HelloBody.NOT_OPEN, 0);
                 continue;
             }
-            out.shortString(q.spec.name()).i64(q.lastIndex).u16(q.history.entries().size());
+            out.queue(q.spec.name(), q.lastIndex, q.history.entries().size());
             for (TermHistory.Entry e : q.history.entries()) {
-                out.i64(e.term()).i64(e.previousLastIndex());
+                out.term(e.term(), e.previousLastIndex());
             }
         }
         control.sendSession(p);
@@ -486,8 +489,7 @@ final class FollowerSession {
     }
 
     private void sendAck(PeerLink p, QueueReplica q) {
-        control.session(FrameType.ACK, term, p)
-                .u16(q.position).u8(q.state.ordinal()).i64(q.lastIndex);
+        ackEncoder.encode(control.session(FrameType.ACK, term, p), q.position, q.state, q.lastIndex);
         control.sendSession(p);
     }
 }

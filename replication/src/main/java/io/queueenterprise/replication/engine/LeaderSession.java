@@ -7,6 +7,9 @@ import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;
 import io.queueenterprise.replication.wire.Frame;
+import io.queueenterprise.replication.wire.DataEncoder;
+import io.queueenterprise.replication.wire.DescriptorEncoder;
+import io.queueenterprise.replication.wire.ExcerptPartEncoder;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;
 import io.queueenterprise.replication.wire.HelloBody;
@@ -33,6 +36,9 @@ final class LeaderSession {
     private final ControlFrames control;
     /** Encodes DATA and EXCERPT_PART frames into each follower's pending buffer. */
     private final FrameEncoder encoder = new FrameEncoder();
+    private final DataEncoder dataEncoder = new DataEncoder();
+    private final ExcerptPartEncoder partEncoder = new ExcerptPartEncoder();
+    private final DescriptorEncoder descriptorEncoder = new DescriptorEncoder();
     private final long[] votes;
     /** The term this node leads, which every frame carries. */
     private long term;
@@ -71,7 +77,7 @@ final class LeaderSession {
                 resendChangedDescriptor(q);
             }
             for (PeerLink p : peers) {
-                if (p != null && p.established && descriptorDelivered(p, q)) {
+                if (p != null && p.established() && descriptorDelivered(p, q)) {
                     work += ship(p, q);
                 }
             }
@@ -103,7 +109,7 @@ final class LeaderSession {
         }
         for (PeerLink p : peers) {
             PeerLink.FollowerQueue f = p == null ? null : p.progress[q.position];
-            if (p != null && p.established && f.streaming && !java.util.Arrays.equals(current, f.sentDescriptor)) {
+            if (p != null && p.established() && f.streaming && !java.util.Arrays.equals(current, f.sentDescriptor)) {
                 // "resume after" at or past everything this follower was sent: a mid-stream descriptor truncates
                 // nothing (the leader's own tail may be behind the follower's tailer within a cycle)
                 f.descriptorOwed = true;
@@ -115,7 +121,7 @@ final class LeaderSession {
     /** A streaming follower of {@code q} was answered when the queue had no descriptor, and has none from us since. */
     private boolean aFollowerWasSentNoDescriptor(QueueReplica q) {
         for (PeerLink p : peers) {
-            if (p != null && p.established && p.progress[q.position].streaming && p.progress[q.position].sentDescriptor == null) {
+            if (p != null && p.established() && p.progress[q.position].streaming && p.progress[q.position].sentDescriptor == null) {
                 return true;
             }
         }
@@ -194,10 +200,9 @@ final class LeaderSession {
             buildPart(p, q, f);
             return;
         }
-        encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0) // sequence and MAC: see ship()
-                .u16(q.position).u16(0);
-        int countAt = encoder.position();
-        encoder.i32(0).i64(q.quorumIndex);
+        DataEncoder batch = dataEncoder.begin(
+                encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0), // sequence and MAC: see ship()
+                q.position, q.quorumIndex);
         int count = 0;
         int bytes = 0;
         while (count < DataBody.MAX_COUNT) {
@@ -205,7 +210,7 @@ final class LeaderSession {
             if (length < 0) {
                 break;
             }
-            int needed = 12 + length;
+            int needed = DataEncoder.excerptSize(length);
             if (needed > ReplicationAgent.MAX_BATCH_BYTES) {
                 if (count > 0) {
                     tailer.unread(); // the batch goes first; the large excerpt follows in pieces
@@ -222,7 +227,7 @@ final class LeaderSession {
                 tailer.unread();
                 break;
             }
-            encoder.i64(tailer.index()).i32(length).bytes(tailer.bytes(), 0, length);
+            batch.excerpt(tailer.index(), tailer.bytes(), 0, length);
             bytes += needed;
             count++;
             f.sentIndex = tailer.index();
@@ -231,7 +236,6 @@ final class LeaderSession {
             f.pendingLength = 0;
             return;
         }
-        encoder.putI32At(countAt, count);
         f.pendingLength = encoder.finish();
         f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
         f.pendingSequence = 0;
@@ -245,9 +249,8 @@ final class LeaderSession {
      */
     private void buildPart(PeerLink p, QueueReplica q, PeerLink.FollowerQueue f) {
         int piece = Math.min(ReplicationAgent.MAX_BATCH_BYTES, f.partTotal - f.partSent);
-        encoder.begin(f.pending, 0, FrameType.EXCERPT_PART, self, term, p.sessionId, 0) // sequence and MAC: see ship()
-                .u16(q.position).u16(0).i64(q.quorumIndex).i64(f.partIndex).i32(f.partTotal).i32(f.partSent)
-                .bytes(f.tailer.bytes(), f.partSent, piece);
+        partEncoder.encode(encoder.begin(f.pending, 0, FrameType.EXCERPT_PART, self, term, p.sessionId, 0), // sequence and MAC: see ship()
+                q.position, q.quorumIndex, f.partIndex, f.partTotal, f.partSent, f.tailer.bytes(), f.partSent, piece);
         f.pendingLength = encoder.finish();
         f.pendingSequence = 0;
         f.quorumSent = Math.max(f.quorumSent, q.quorumIndex);
@@ -355,16 +358,12 @@ final class LeaderSession {
         byte[] descriptorBytes = q.store.descriptorBytes();
         p.progress[q.position].sentDescriptor = descriptorBytes;
         List<TermHistory.Entry> entries = q.history.entries();
-        FrameEncoder out = control.session(FrameType.DESCRIPTOR, term, p)
-                .u16(q.position).i64(resumeAfter).i64(first).u16(entries.size());
+        DescriptorEncoder out = descriptorEncoder.begin(control.session(FrameType.DESCRIPTOR, term, p), q.position,
+                resumeAfter, first, entries.size());
         for (TermHistory.Entry e : entries) {
-            out.i64(e.term()).i64(e.previousLastIndex());
+            out.term(e.term(), e.previousLastIndex());
         }
-        if (descriptorBytes == null) {
-            out.i32(0);
-        } else {
-            out.i32(descriptorBytes.length).bytes(descriptorBytes, 0, descriptorBytes.length);
-        }
+        out.descriptor(descriptorBytes);
         return control.sendSession(p);
     }
 

@@ -8,13 +8,33 @@ import org.agrona.ExpandableArrayBuffer;
 
 /** Another replica: where to send to it, and the authenticated session with it. Duty-cycle thread only. */
 final class PeerLink {
+    private static final System.Logger LOG = System.getLogger(PeerLink.class.getName());
     final int position;
     final String id;
     /** Replaced when the node restarts its embedded Aeron client and driver. */
     ExclusivePublication publication;
 
-    /** A session is established once both proofs checked; only then are session frames taken or sent. */
-    boolean established;
+    /**
+     * Where the session with this peer stands. A follower initiates (CHALLENGE, then PROOF), its leader responds
+     * (CHALLENGE_RESPONSE); see {@link PeerSessions}. Transitions are logged at DEBUG.
+     */
+    enum State {
+        /** No session and no handshake in hand: at start, after a timeout, a role change or a transport restart. */
+        DISCONNECTED,
+        /** Initiator: CHALLENGE sent, the responder's CHALLENGE_RESPONSE awaited (the CHALLENGE is re-sent). */
+        CHALLENGING,
+        /** Responder: a CHALLENGE answered, the initiator's PROOF awaited. */
+        RESPONDING,
+        /** Both proofs checked: session frames are taken and sent, under the session key. */
+        ESTABLISHED,
+        /**
+         * Responder with a session: a new CHALLENGE was answered; the current session carries on until the new
+         * one's PROOF arrives (a CHALLENGE alone, which anyone can replay, does not end a session).
+         */
+        ESTABLISHED_RESPONDING
+    }
+
+    private State state = State.DISCONNECTED;
     long sessionId;
     SessionCrypto.FrameMac sessionMac;
     long txSequence;
@@ -27,7 +47,6 @@ final class PeerLink {
     final byte[] initiatorNonce = new byte[32];
     final byte[] responderNonce = new byte[32];
     long challengeSentNanos;
-    boolean awaitingProof;
 
     /** Leader side: this follower's progress per queue. */
     final FollowerQueue[] progress;
@@ -42,10 +61,35 @@ final class PeerLink {
         }
     }
 
+    State state() {
+        return state;
+    }
+
+    /** A session is established once both proofs checked; only then are session frames taken or sent. */
+    boolean established() {
+        return state == State.ESTABLISHED || state == State.ESTABLISHED_RESPONDING;
+    }
+
+    /** A CHALLENGE was answered: this responder waits for its PROOF. */
+    boolean awaitingProof() {
+        return state == State.RESPONDING || state == State.ESTABLISHED_RESPONDING;
+    }
+
+    void moveTo(State next, String why) {
+        if (next != state && LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, "peer " + id + ": " + state + " -> " + next + " (" + why + ")");
+        }
+        state = next;
+    }
+
+    /** The next upkeep of this link sends a CHALLENGE at once rather than after the retry interval. */
+    void challengeAtOnce(long now) {
+        challengeSentNanos = now - PeerSessions.CHALLENGE_RETRY_NANOS;
+    }
+
     /** Forgets the session (peer gone, term changed, new session): tailers closed, progress reset. */
     void dropSession() {
-        established = false;
-        awaitingProof = false;
+        moveTo(State.DISCONNECTED, "session dropped");
         sessionMac = null;
         sessionId = 0;
         for (FollowerQueue f : progress) {

@@ -1,6 +1,5 @@
 package io.queueenterprise.replication.engine;
 
-import io.queueenterprise.replication.config.NodeConfig;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -40,9 +39,9 @@ final class PeerResolver implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
-    PeerResolver(String nodeId, List<NodeConfig.Peer> peers, int self) {
+    PeerResolver(String nodeId, List<EngineSettings.Peer> peers, int self) {
         this.nodeId = nodeId;
-        this.hosts = peers.stream().map(NodeConfig.Peer::host).toList();
+        this.hosts = peers.stream().map(EngineSettings.Peer::host).toList();
         this.resolved = new AtomicIntegerArray(hosts.size());
         this.problems = new AtomicReferenceArray<>(hosts.size());
         this.lastProblems = new AtomicReferenceArray<>(hosts.size());

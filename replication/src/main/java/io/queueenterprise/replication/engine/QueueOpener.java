@@ -2,7 +2,6 @@ package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.AckMode;
-import io.queueenterprise.replication.config.NodeConfig;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -46,7 +45,7 @@ final class QueueOpener {
     private static final Object TAKEN = new Object();
     private static final Object CLOSED = new Object();
 
-    private final List<NodeConfig.QueueSpec> specs;
+    private final List<EngineSettings.QueueSettings> specs;
     private final BooleanSupplier refetchDamaged;
     private final Path dataDirectory;
     private final AtomicReferenceArray<Object> slots;
@@ -63,7 +62,7 @@ final class QueueOpener {
      * @param refetchDamaged whether a damaged copy may be cut back to its last sound excerpt and fetched again: true
      *                       while the node's persisted role is follower (a leader has no one to fetch from)
      */
-    QueueOpener(String nodeId, List<NodeConfig.QueueSpec> specs, Path dataDirectory, BooleanSupplier refetchDamaged) {
+    QueueOpener(String nodeId, List<EngineSettings.QueueSettings> specs, Path dataDirectory, BooleanSupplier refetchDamaged) {
         this.refetchDamaged = refetchDamaged;
         this.specs = specs;
         this.dataDirectory = dataDirectory;
@@ -158,7 +157,7 @@ final class QueueOpener {
         }
     }
 
-    private Opened open(NodeConfig.QueueSpec spec) {
+    private Opened open(EngineSettings.QueueSettings spec) {
         Path dir = dataDirectory.resolve(spec.name());
         Quarantine.recoverInterruptedRebuild(dir);
         net.openhft.chronicle.queue.RollCycle rollCycle = RollCycleNames.of(spec.rollCycle());
@@ -201,7 +200,7 @@ final class QueueOpener {
      * which holds everything it acknowledged. Returns the rebuilt store, or null when that failed ({@code store} is
      * closed either way).
      */
-    private static ReplicaStore refetch(ReplicaStore store, NodeConfig.QueueSpec spec, ExcerptChecksums.Damage found) {
+    private static ReplicaStore refetch(ReplicaStore store, EngineSettings.QueueSettings spec, ExcerptChecksums.Damage found) {
         try {
             ReplicaStore cut = Quarantine.truncateAfter(store, spec.name(), found.lastGoodIndex(), io.queueenterprise.replication.QueueStatus.QuarantineReason.DAMAGED,
                     found.message());

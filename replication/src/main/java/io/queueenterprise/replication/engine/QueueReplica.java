@@ -2,29 +2,39 @@ package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.QueueStatus;
-import io.queueenterprise.replication.config.NodeConfig;
 import org.HdrHistogram.Recorder;
 
 /** One hosted queue on this node: its store, term history and replication state. Duty-cycle thread only. */
 final class QueueReplica {
+    private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
     /** A writer blocked this long counts as a stall in the status. */
     static final long WRITER_STALL_NANOS = 1_000_000_000L;
     /** Excerpts whose first sighting on the leader is remembered for ack latency and lag in ns. */
     private static final int SEEN_RING = 1 << 16;
 
-    final NodeConfig.QueueSpec spec;
+    final EngineSettings.QueueSettings spec;
     final int position;
-    /** Handed over by the {@link QueueOpener}: until then the fields below are unset and the queue takes no part. */
-    boolean open;
     /**
-     * A role change waits for this queue's writer to find its last index (after the writes handed over before it):
-     * meanwhile the queue takes no part, as if not open yet.
+     * Where the queue stands in the node's life: opening, settling after a role change, or taking part. Only
+     * {@link #moveTo} changes it (transitions logged at DEBUG).
      */
-    boolean settling;
+    enum Phase {
+        /** Not handed over by the {@link QueueOpener} yet: the fields below are unset and the queue takes no part. */
+        OPENING,
+        /** A role change: its writer could not be asked for the last index yet (its ring was full); asked each cycle. */
+        SETTLE_NOT_ASKED,
+        /**
+         * A role change waits for this queue's writer to find its last index (after the writes handed over before
+         * it): meanwhile the queue takes no part, as if not open yet.
+         */
+        SETTLING,
+        /** Takes part in the protocol in the node's role. */
+        ACTIVE
+    }
+
+    private Phase phase = Phase.OPENING;
     /** Counts role changes: a last index found for an older one is ignored. */
     long roleGeneration;
-    /** The writer was asked for the last index of {@link #roleGeneration} (false: its ring was full; asked again). */
-    boolean settleRequested;
     /** Writes this queue's store off the duty thread; created when the queue opens. */
     QueueWriter writer;
     ReplicaStore store;
@@ -95,12 +105,33 @@ final class QueueReplica {
     private long seenHead;
     private long seenTail;
 
-    /** Takes part in the protocol: open, and not waiting for its last index after a role change. */
-    boolean active() {
-        return open && !settling;
+    Phase phase() {
+        return phase;
     }
 
-    QueueReplica(NodeConfig.QueueSpec spec, int position) {
+    void moveTo(Phase next, String why) {
+        if (next != phase && LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, spec.name() + ": " + phase + " -> " + next + " (" + why + ")");
+        }
+        phase = next;
+    }
+
+    /** Handed over by the opener: its store and writer are set. */
+    boolean open() {
+        return phase != Phase.OPENING;
+    }
+
+    /** Waits for its last index after a role change. */
+    boolean settling() {
+        return phase == Phase.SETTLE_NOT_ASKED || phase == Phase.SETTLING;
+    }
+
+    /** Takes part in the protocol: open, and not waiting for its last index after a role change. */
+    boolean active() {
+        return phase == Phase.ACTIVE;
+    }
+
+    QueueReplica(EngineSettings.QueueSettings spec, int position) {
         this.spec = spec;
         this.position = position;
     }

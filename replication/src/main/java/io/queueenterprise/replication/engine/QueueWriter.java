@@ -20,7 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * the media driver, the heartbeats and every other queue.
  *
  * <p>Hand-off: an Agrona {@link OneToOneRingBuffer} (the duty thread the only producer, this thread the only
- * consumer; excerpts are copied in, nothing is allocated per excerpt). A full ring is the duty thread's signal to stop
+ * consumer; excerpts are copied in once, from Aeron's buffer, and written to the store from where they lie in the
+ * ring, nothing is allocated per excerpt). A full ring is the duty thread's signal to stop
  * reading (back-pressure), never to buffer more. What this thread has <em>written</em> is published in
  * {@link #writtenIndex()}: the follower acknowledges that, never what it merely handed over.
  *
@@ -48,14 +49,17 @@ final class QueueWriter implements AutoCloseable {
     private final OneToOneRingBuffer ring;
     private final Thread thread;
     private final MessageHandler handler = this::onMessage;
-    /** The excerpt bytes, copied out of the ring for the store (grown to the largest excerpt of a batch). */
-    private byte[] scratch = new byte[64 * 1024 + 64];
+    /** The ring's memory, for the checksum of an excerpt read where it lies (its position and limit: this thread's). */
+    private final ByteBuffer ringBytes;
 
     // owned by this thread while messages are in flight (see the class comment)
     private ReplicaStore store;
     private ExcerptChecksums checksums;
-    /** A large excerpt assembled by the duty thread, handed over whole (not through the ring). */
-    private byte[] assembled;
+    /**
+     * A large excerpt assembled by the duty thread, handed over whole (not through the ring): a view of its array, made
+     * again only when the array is another (it grows to the largest excerpt); position and limit are this thread's.
+     */
+    private ByteBuffer assembled;
 
     // duty thread → this thread
     private volatile boolean running = true;
@@ -83,8 +87,9 @@ final class QueueWriter implements AutoCloseable {
         this.store = store;
         this.checksums = checksums;
         this.writtenIndex = lastIndex;
-        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(
-                ByteBuffer.allocateDirect(RING_CAPACITY + RingBufferDescriptor.TRAILER_LENGTH)));
+        ByteBuffer memory = ByteBuffer.allocateDirect(RING_CAPACITY + RingBufferDescriptor.TRAILER_LENGTH);
+        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(memory));
+        this.ringBytes = memory.duplicate();
         this.thread = new Thread(this::run, "qe-writer-" + nodeId + "-" + queueName);
         thread.setDaemon(true);
         thread.start();
@@ -110,6 +115,8 @@ final class QueueWriter implements AutoCloseable {
         }
         MutableDirectBuffer buffer = ring.buffer();
         buffer.putLong(claimed, index);
+        // The follower's first copy, from Aeron's buffer (MAC verified there): the bytes must outlive this duty cycle,
+        // since Aeron reuses its buffers once the fragment is consumed, and the write is the writer thread's.
         buffer.putBytes(claimed + 8, src, offset, length);
         ring.commit(claimed);
         offered++;
@@ -126,7 +133,9 @@ final class QueueWriter implements AutoCloseable {
         if (claimed <= 0) {
             return false;
         }
-        assembled = bytes; // published by the ring's commit
+        if (assembled == null || assembled.array() != bytes) {
+            assembled = ByteBuffer.wrap(bytes); // published by the ring's commit
+        }
         ring.buffer().putLong(claimed, index);
         ring.buffer().putInt(claimed + 8, length);
         ring.commit(claimed);
@@ -274,18 +283,9 @@ final class QueueWriter implements AutoCloseable {
         busySinceNanos = System.nanoTime();
         try {
             switch (type) {
-                case WRITE -> {
-                    int excerptLength = length - 8;
-                    if (scratch.length < excerptLength) {
-                        scratch = new byte[excerptLength];
-                    }
-                    buffer.getBytes(offset + 8, scratch, 0, excerptLength);
-                    store(buffer.getLong(offset), scratch, excerptLength);
-                }
-                case WRITE_ASSEMBLED -> {
-                    byte[] bytes = assembled;
-                    store(buffer.getLong(offset), bytes, buffer.getInt(offset + 8));
-                }
+                // an excerpt in the ring is written where it lies; the ring's space is released only after this returns
+                case WRITE -> store(buffer.getLong(offset), ringBytes.clear().position(offset + 8).limit(offset + length));
+                case WRITE_ASSEMBLED -> store(buffer.getLong(offset), assembled.clear().limit(buffer.getInt(offset + 8)));
                 case FIND_LAST -> scanLastIndex(buffer.getLong(offset));
                 case RESUME -> discarding = false;
                 default -> throw new IllegalStateException("unknown writer message " + type);
@@ -296,22 +296,36 @@ final class QueueWriter implements AutoCloseable {
         }
     }
 
-    private void store(long index, byte[] bytes, int length) {
+    /**
+     * Writes the excerpt at {@code index} from {@code bytes}' remaining bytes: the ring's memory ({@link #ringBytes}),
+     * which Chronicle copies straight into the mapped file (the follower's second and last copy), or an assembled
+     * excerpt's array. The checksum reads the same bytes where they lie.
+     */
+    private void store(long index, ByteBuffer bytes) {
         if (discarding) {
             return; // after a failure: the duty thread resynchronises from what is written
         }
+        int length = bytes.remaining();
         try {
-            store.writeAt(index, bytes, 0, length);
+            if (bytes == ringBytes) {
+                store.writeAt(index, ring.buffer().addressOffset() + bytes.position(), length);
+            } else {
+                store.writeAt(index, bytes.array(), bytes.position(), length);
+            }
         } catch (RuntimeException | Error e) {
-            discarding = true;
-            failureIsDiskFull = FollowerSession.isDiskFull(e);
-            failure = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
-            failures = failures + 1; // after the text: the duty thread reads the count first
+            failed(index, e);
             return;
         }
-        checksums.record(index, bytes, 0, length);
+        checksums.record(index, bytes);
         bytesWritten = bytesWritten + length;
         writtenIndex = index;
+    }
+
+    private void failed(long index, Throwable e) {
+        discarding = true;
+        failureIsDiskFull = FollowerSession.isDiskFull(e);
+        failure = "cannot store excerpt 0x" + Long.toHexString(index) + ": " + e;
+        failures = failures + 1; // after the text: the duty thread reads the count first
     }
 
     private void scanLastIndex(long generation) {

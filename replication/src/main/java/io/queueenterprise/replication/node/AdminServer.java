@@ -1,5 +1,7 @@
 package io.queueenterprise.replication.node;
 
+import io.queueenterprise.http.HardenedHttpServer;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The node's admin endpoint (docs/node-contract.md, API v1): status, promote, follow, fence, for authenticated
  * callers only (bearer token from {@code admin.credentialFile}). Its own server and bounded pool
- * ({@link HttpEndpoints}), apart from the metrics port, so that neither scrapes nor hostile connections can starve a
+ * ({@link HardenedHttpServer}), apart from the metrics port, so that neither scrapes nor hostile connections can starve a
  * promote or a fence. Bodies are read without holding a thread; the calls on the node run one at a time: these are
  * rare control calls, and serialising them keeps promote/follow/fence from racing each other here.
  */
@@ -58,13 +60,13 @@ public final class AdminServer implements AutoCloseable {
     public static AdminServer start(NodeControl node, NodeConfig config) throws IOException {
         AdminToken token = new AdminToken(config.admin().credentialFile());
         AdminServer admin = new AdminServer(node, config, token);
-        admin.server = HttpEndpoints.start("admin", config.nodeId(), config.admin().bindAddress(), config.admin().port(),
+        admin.server = HardenedHttpServer.start("admin", config.nodeId(), config.admin().bindAddress(), config.admin().port(),
                 admin.new AdminHandler());
         return admin;
     }
 
     public int port() {
-        return HttpEndpoints.port(server);
+        return HardenedHttpServer.port(server);
     }
 
     /** Requests refused with 401 since start. */
@@ -110,7 +112,7 @@ public final class AdminServer implements AutoCloseable {
 
     /**
      * Gathers a request body as it arrives, up to {@link #MAX_BODY} bytes, without a thread waiting on a slow
-     * sender (Jetty's read/demand loop); a body that stalls is ended by the connection's timeouts (HttpEndpoints).
+     * sender (Jetty's read/demand loop); a body that stalls is ended by the connection's timeouts (HardenedHttpServer).
      */
     private static final class BodyReader implements Runnable {
         private final Request request;
@@ -270,7 +272,7 @@ public final class AdminServer implements AutoCloseable {
 
     @Override
     public void close() {
-        HttpEndpoints.stop(server);
+        HardenedHttpServer.stop(server);
     }
 
     /** A request the node cannot act on: 400 with {@code code}. */

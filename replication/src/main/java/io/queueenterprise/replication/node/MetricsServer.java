@@ -1,16 +1,13 @@
 package io.queueenterprise.replication.node;
 
-import io.prometheus.metrics.exporter.common.PrometheusHttpExchange;
-import io.prometheus.metrics.exporter.common.PrometheusHttpRequest;
-import io.prometheus.metrics.exporter.common.PrometheusHttpResponse;
 import io.prometheus.metrics.exporter.common.PrometheusScrapeHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.queueenterprise.http.HardenedHttpServer;
+import io.queueenterprise.http.PrometheusJettyExchange;
 import io.queueenterprise.replication.NodeControl;
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.config.NodeConfig;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -18,11 +15,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.stream.Collectors;
 
 /**
@@ -31,7 +23,7 @@ import java.util.stream.Collectors;
  * (the node answers a status call and its embedded Aeron client and driver run: 200, else 503 with the reason, so
  * a liveness probe restarts a node whose transport died and could not be restarted in place) and {@code /readyz}
  * (200 when leading, or following with every queue LIVE; 503 naming what is not). Its own server and bounded pool
- * ({@link HttpEndpoints}), apart from the admin endpoint: scrapes and hostile connections here cannot starve a
+ * ({@link HardenedHttpServer}), apart from the admin endpoint: scrapes and hostile connections here cannot starve a
  * promote or a fence, and hostile connections cannot hold the threads the kubelet's probes need.
  */
 public final class MetricsServer implements AutoCloseable {
@@ -48,18 +40,18 @@ public final class MetricsServer implements AutoCloseable {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(metrics);
         MetricsServer metricsServer = new MetricsServer(node, new PrometheusScrapeHandler(registry));
-        metricsServer.server = HttpEndpoints.start("metrics", config.nodeId(), config.metrics().bindAddress(),
+        metricsServer.server = HardenedHttpServer.start("metrics", config.nodeId(), config.metrics().bindAddress(),
                 config.metrics().port(), metricsServer.new MetricsHandler());
         return metricsServer;
     }
 
     public int port() {
-        return HttpEndpoints.port(server);
+        return HardenedHttpServer.port(server);
     }
 
-    /** Connections this port holds open now (HttpEndpoints.MAX_CONNECTIONS at most). */
+    /** Connections this port holds open now (HardenedHttpServer.MAX_CONNECTIONS at most). */
     int openConnections() {
-        return HttpEndpoints.openConnections(server);
+        return HardenedHttpServer.openConnections(server);
     }
 
     /** The paths as the JDK server's contexts matched them: the context itself or anything under it. */
@@ -72,7 +64,7 @@ public final class MetricsServer implements AutoCloseable {
         public boolean handle(Request request, Response response, Callback callback) throws Exception {
             String path = request.getHttpURI().getDecodedPath();
             if (under(path, "/metrics")) {
-                try (JettyExchange exchange = new JettyExchange(request, response, callback)) {
+                try (PrometheusJettyExchange exchange = new PrometheusJettyExchange(request, response, callback)) {
                     scrape.handleRequest(exchange);
                 }
             } else if (under(path, "/healthz")) {
@@ -123,110 +115,11 @@ public final class MetricsServer implements AutoCloseable {
     }
 
     private static void send(Response response, Callback callback, int status, String text) {
-        byte[] body = (text + "\n").getBytes(StandardCharsets.UTF_8);
-        response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-        response.write(true, ByteBuffer.wrap(body), callback);
+        HardenedHttpServer.sendText(response, callback, status, text);
     }
 
     @Override
     public void close() {
-        HttpEndpoints.stop(server);
-    }
-
-    /** A Jetty request/response as the Prometheus client's scrape handler takes it (its adapter point for servers). */
-    private static final class JettyExchange implements PrometheusHttpExchange, PrometheusHttpRequest, PrometheusHttpResponse {
-        private final Request request;
-        private final Response response;
-        private final Callback callback;
-        private OutputStream body;
-        /** Failed or completed: the scrape handler closes the exchange itself, and so does the try block around it. */
-        private boolean done;
-
-        JettyExchange(Request request, Response response, Callback callback) {
-            this.request = request;
-            this.response = response;
-            this.callback = callback;
-        }
-
-        @Override
-        public PrometheusHttpRequest getRequest() {
-            return this;
-        }
-
-        @Override
-        public PrometheusHttpResponse getResponse() {
-            return this;
-        }
-
-        @Override
-        public String getQueryString() {
-            return request.getHttpURI().getQuery();
-        }
-
-        @Override
-        public Enumeration<String> getHeaders(String name) {
-            return Collections.enumeration(request.getHeaders().getValuesList(name));
-        }
-
-        @Override
-        public String getMethod() {
-            return request.getMethod();
-        }
-
-        @Override
-        public String getRequestPath() {
-            return request.getHttpURI().getDecodedPath();
-        }
-
-        @Override
-        public void setHeader(String name, String value) {
-            response.getHeaders().put(name, value);
-        }
-
-        @Override
-        public OutputStream sendHeadersAndGetBody(int statusCode, int contentLength) {
-            response.setStatus(statusCode);
-            if (contentLength > 0) {
-                response.getHeaders().put(HttpHeader.CONTENT_LENGTH, contentLength);
-            }
-            body = Content.Sink.asOutputStream(response);
-            return body;
-        }
-
-        @Override
-        public void handleException(IOException e) throws IOException {
-            done = true;
-            callback.failed(e);
-            throw e;
-        }
-
-        @Override
-        public void handleException(RuntimeException e) {
-            done = true;
-            if (body == null) {
-                send(response, callback, 500, "scrape failed: " + e);
-            } else {
-                callback.failed(e);
-            }
-        }
-
-        @Override
-        public void close() {
-            if (done) {
-                return;
-            }
-            done = true;
-            try {
-                if (body == null) {
-                    body = Content.Sink.asOutputStream(response);
-                }
-                body.close(); // the last write: completes the response
-                callback.succeeded();
-            } catch (IOException e) {
-                callback.failed(e);
-            }
-        }
+        HardenedHttpServer.stop(server);
     }
 }

@@ -1,16 +1,16 @@
 package io.queueenterprise.replication.session;
 
-import io.queueenterprise.remote.wire.FrameTrailerMac;
+import io.queueenterprise.protocol.FrameTrailerMac;
 import io.queueenterprise.replication.wire.Frame;
 import org.agrona.MutableDirectBuffer;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The keys and MACs of the peer protocol, all from the peer credential with HKDF-SHA256 (RFC 5869) and HMAC-SHA256:

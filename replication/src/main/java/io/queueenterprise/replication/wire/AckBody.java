@@ -5,11 +5,10 @@ import io.queueenterprise.replication.QueueStatus;
 /**
  * ACK: a follower holds queue {@code queue} with no gap up to {@code durableIndex} (written to its mapped file),
  * and is in state {@code state}.
- * <pre>u16 queue, u8 state (QueueStatus.State ordinal), i64 durable index (-1: nothing)</pre>
+ * <pre>u16 queue, u8 state ({@link ReplicaStateCode}), i64 durable index (-1: nothing)</pre>
  */
 public final class AckBody {
     public static final int LENGTH = 11;
-    private static final QueueStatus.State[] STATES = QueueStatus.State.values();
 
     private final BodyReader reader = new BodyReader();
     private int queue;
@@ -26,10 +25,10 @@ public final class AckBody {
             throw new MalformedFrameException("queue", "queue " + queue + " is outside 0.." + (HelloBody.MAX_QUEUES - 1));
         }
         int s = reader.u8("state");
-        if (s >= STATES.length) {
-            throw new MalformedFrameException("state", "unknown state " + s);
+        state = ReplicaStateCode.state(s);
+        if (state == null) {
+            throw new MalformedFrameException("state", "unknown state code " + s);
         }
-        state = STATES[s];
         durableIndex = reader.i64("durableIndex");
         if (durableIndex < -1) {
             throw new MalformedFrameException("durableIndex", "negative index " + durableIndex);

@@ -35,7 +35,7 @@ public final class Frame {
     public static final int SESSION_OFFSET = 16;
     public static final int SEQUENCE_OFFSET = 24;
     public static final int HEADER_LENGTH = 32;
-    public static final int MAC_LENGTH = io.queueenterprise.remote.wire.FrameTrailerMac.LENGTH;
+    public static final int MAC_LENGTH = io.queueenterprise.protocol.FrameTrailerMac.LENGTH;
     public static final int MIN_LENGTH = HEADER_LENGTH + MAC_LENGTH;
     /** Peers in one cluster, at most. */
     public static final int MAX_PEERS = 255;

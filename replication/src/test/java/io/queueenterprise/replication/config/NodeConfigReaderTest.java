@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every example document reads; every bad document in the table is refused with its field path and value. */
+@org.junit.jupiter.api.Tag("unit")
 class NodeConfigReaderTest {
 
     static Path examples() {

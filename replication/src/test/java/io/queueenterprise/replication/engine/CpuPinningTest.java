@@ -7,6 +7,7 @@ import java.util.BitSet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+@org.junit.jupiter.api.Tag("unit")
 class CpuPinningTest {
     @Test
     void parsesLinuxCpuListsAndPinsOnlyWithEnoughGrantedCores() {

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The leader's descriptor check: notices every replacement, and costs two stat calls and no allocation otherwise. */
+@org.junit.jupiter.api.Tag("unit")
 class DescriptorWatchTest {
     @TempDir
     Path dir;

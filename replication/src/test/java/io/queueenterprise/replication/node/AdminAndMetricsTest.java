@@ -1,5 +1,7 @@
 package io.queueenterprise.replication.node;
 
+import io.queueenterprise.http.HardenedHttpServer;
+
 import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.config.NodeConfig;
@@ -33,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The admin endpoint, metrics and health over real HTTP on loopback, around {@link FakeNodeControl} (a stand-in
  * for the engine: this layer only; the engine's own behaviour is tested with the engine).
  */
+@org.junit.jupiter.api.Tag("integration")
 class AdminAndMetricsTest {
     static final String TOKEN = "admin-token-0123456789abcdef";
 
@@ -122,7 +125,7 @@ class AdminAndMetricsTest {
         HttpResponse<String> status = request("GET", "/v1/status", "bearer " + TOKEN, null);
         assertEquals(200, status.statusCode());
         // the operator's Pinned condition compares this with the cores the kubelet granted
-        assertTrue(status.body().contains("\"cpusAllowedList\":\"" + io.queueenterprise.replication.engine.CpuPinning.allowedList() + "\""), status.body());
+        assertTrue(status.body().contains("\"cpusAllowedList\":\"" + io.queueenterprise.replication.CpusAllowed.list() + "\""), status.body());
         assertEquals(401, assertThrows(AdminClientException.class,
                 () -> new AdminClient("127.0.0.1:" + node.adminPort(), "wrong-token-but-long-enough").status()).httpStatus());
         assertTrue(scrape("/metrics").body().contains("qe_admin_unauthorized_requests_total{node=\"replica-0\"} 6.0"),
@@ -171,8 +174,8 @@ class AdminAndMetricsTest {
                         () -> new java.io.ByteArrayInputStream("x".repeat(5000).getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertError(chunked, 400, "BAD_REQUEST", "body larger than 4096 bytes");
-        // request headers past HttpEndpoints.MAX_REQUEST_HEADER_BYTES, on either port
-        String padding = "p".repeat(HttpEndpoints.MAX_REQUEST_HEADER_BYTES);
+        // request headers past HardenedHttpServer.MAX_REQUEST_HEADER_BYTES, on either port
+        String padding = "p".repeat(HardenedHttpServer.MAX_REQUEST_HEADER_BYTES);
         assertEquals(431, http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.adminPort() + "/v1/status"))
                 .header("Authorization", auth).header("X-Padding", padding).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
         assertEquals(431, http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.metricsPort() + "/healthz"))

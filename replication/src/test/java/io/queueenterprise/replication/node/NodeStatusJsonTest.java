@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * admin client, which {@code qe node status} uses) reads a newer node's status with fields it does not know, and an
  * older node's status without the newer fields; and no documented field is renamed or dropped.
  */
+@org.junit.jupiter.api.Tag("unit")
 class NodeStatusJsonTest {
 
     /** A status as a node that predates transport, peer addresses and the queue's problem fields sent it. */

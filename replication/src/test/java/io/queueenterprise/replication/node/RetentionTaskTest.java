@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Retention over real Chronicle cycle files: six hourly cycles written with a set clock, a queue instance kept open
  * throughout (as the engine keeps its own), and a leader's view of its followers from {@link NodeStatus}.
  */
+@org.junit.jupiter.api.Tag("unit")
 class RetentionTaskTest {
     static final long HOUR = 3_600_000L;
     /** 2026-01-01T00:00Z: the first cycle written; cycles 0..5 after it are hours 0..5. */

@@ -39,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * replication goes on; a follower that was away while retention deleted what it needs comes back to a clear
  * BEHIND_RETENTION (on both sides, and in the metrics), never to a silent gap.
  */
+@org.junit.jupiter.api.Tag("integration")
 class RetentionWithEngineTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 

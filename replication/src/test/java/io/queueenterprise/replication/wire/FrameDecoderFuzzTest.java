@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The decoders never throw anything but {@link MalformedFrameException}, never read outside the frame (Agrona's
  * bounds checks would throw IndexOutOfBoundsException, which fails these tests), and never loop unbounded.
  */
+@org.junit.jupiter.api.Tag("unit")
 class FrameDecoderFuzzTest {
 
     /**

@@ -1,0 +1,323 @@
+package io.queueenterprise.remote;
+
+import io.aeron.Publication;
+import io.queueenterprise.protocol.client.AppendAckEncoder;
+import io.queueenterprise.protocol.client.AppendDecoder;
+import io.queueenterprise.protocol.client.ChallengeEncoder;
+import io.queueenterprise.protocol.client.ClientAckMode;
+import io.queueenterprise.protocol.client.ClientCredential;
+import io.queueenterprise.protocol.client.ClientFrameHeaderDecoder;
+import io.queueenterprise.protocol.client.ClientFrameMac;
+import io.queueenterprise.protocol.client.ClientProtocol;
+import io.queueenterprise.protocol.client.ClientRefusal;
+import io.queueenterprise.protocol.client.ConnectDecoder;
+import io.queueenterprise.protocol.client.ConnectedEncoder;
+import io.queueenterprise.protocol.client.MalformedClientFrameException;
+import io.queueenterprise.protocol.client.ProofDecoder;
+import io.queueenterprise.protocol.client.RefusedEncoder;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * A {@link ClientTransport} that plays the cluster's nodes in the test's thread, on a clock it controls: every poll is
+ * {@link #TICK_NANOS} of time, so timeouts pass without sleeping. The nodes share one queue (as replicas holding the
+ * same excerpts would) and its writer-session table: the same writer epoch and sequence again is answered with the
+ * original index, as a real leader does. Each node can lose frames, answer nothing, refuse, or back-pressure.
+ * Steady-state appends on a warm connection allocate nothing here (recording off), so the client's path can be
+ * measured.
+ */
+final class FakeNodes implements ClientTransport {
+    static final long TICK_NANOS = 1_000_000L;
+    static final String REPLY_HOST = "127.0.0.1";
+    static final int REPLY_PORT = 40999;
+    private static final int SLOTS = 16;
+
+    /** One APPEND as a node received it. */
+    record Arrival(String node, long epoch, int writerSequence, long frameSequence, long atNanos, boolean lost) {
+    }
+
+    final class Node {
+        final String host;
+        final int port;
+        boolean leads;
+        long term = 1;
+        String leaderHost = "";
+        int leaderPort;
+        /** The next this many APPENDs are lost on the way (never arrive). */
+        int appendsToLose;
+        /** The answers to the next this many APPENDs are lost (the APPEND itself is acted on). */
+        int answersToLose;
+        /** Frames arrive and are acted on (an APPEND is appended), but no answer ever leaves: a node gone silent. */
+        boolean answersLost;
+        /** APPENDs are refused with this reason, naming {@link #leaderHost}:{@link #leaderPort}. */
+        ClientRefusal refuseAppends;
+        /** Every offer of an APPEND is back-pressured. */
+        boolean backPressured;
+        private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
+
+        Node(String host, int port) {
+            this.host = host;
+            this.port = port;
+        }
+
+        String address() {
+            return host + ":" + port;
+        }
+    }
+
+    private static final class Session {
+        final byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        ClientFrameMac mac;
+        long txSequence;
+    }
+
+    private final Map<String, Node> nodes = new LinkedHashMap<>();
+    private final ClientCredential credential;
+    private final ClientFrameMac handshakeMac;
+    private final String queueName;
+    private final byte[] descriptor;
+    private final SecureRandom random = new SecureRandom();
+    private final ClientFrameHeaderDecoder header = new ClientFrameHeaderDecoder();
+    private final ConnectDecoder connect = new ConnectDecoder();
+    private final ProofDecoder proof = new ProofDecoder();
+    private final AppendDecoder append = new AppendDecoder();
+    private final ChallengeEncoder challenge = new ChallengeEncoder();
+    private final ConnectedEncoder connected = new ConnectedEncoder();
+    private final AppendAckEncoder ack = new AppendAckEncoder();
+    private final RefusedEncoder refusal = new RefusedEncoder();
+    private final UnsafeBuffer[] slots = new UnsafeBuffer[SLOTS];
+    private final int[] slotLengths = new int[SLOTS];
+    private int head;
+    private int queued;
+
+    /** The queue all replicas hold: writer epoch → last sequence and its index. */
+    private final Long2LongHashMap lastSequence = new Long2LongHashMap(-1);
+    private final Long2LongHashMap lastIndex = new Long2LongHashMap(-1);
+    long nextIndex;
+    long appended;
+    boolean recording = true;
+    final List<Arrival> arrivals = new ArrayList<>();
+    long nanos = 1_000_000_000L;
+    final LongSupplier clock = () -> nanos;
+
+    FakeNodes(ClientCredential credential, String queueName, byte[] descriptor) {
+        this.credential = credential;
+        this.handshakeMac = credential.handshakeMac();
+        this.queueName = queueName;
+        this.descriptor = descriptor;
+        for (int i = 0; i < SLOTS; i++) {
+            slots[i] = new UnsafeBuffer(new byte[128 * 1024]);
+        }
+    }
+
+    Node node(String host, int port) {
+        Node n = new Node(host, port);
+        nodes.put(n.address(), n);
+        return n;
+    }
+
+    long now() {
+        return nanos;
+    }
+
+    @Override
+    public Link connect(InetSocketAddress address) {
+        Node node = nodes.get(address.getHostString() + ":" + address.getPort());
+        return new Link() {
+            boolean closed;
+
+            @Override
+            public boolean isConnected() {
+                return node != null && !closed;
+            }
+
+            @Override
+            public long offer(DirectBuffer buffer, int offset, int length) {
+                if (closed) {
+                    return Publication.CLOSED;
+                }
+                if (node == null) {
+                    return Publication.NOT_CONNECTED;
+                }
+                return receive(node, buffer, offset, length);
+            }
+
+            @Override
+            public int maxMessageLength() {
+                return RemoteQueue.TERM_LENGTH / 8;
+            }
+
+            @Override
+            public void close() {
+                closed = true;
+            }
+        };
+    }
+
+    @Override
+    public int poll(FrameHandler handler, int limit) {
+        nanos += TICK_NANOS;
+        int delivered = 0;
+        while (queued > 0 && delivered < limit) {
+            if (!handler.onFrame(slots[head], 0, slotLengths[head])) {
+                break;
+            }
+            head = (head + 1) % SLOTS;
+            queued--;
+            delivered++;
+        }
+        return delivered;
+    }
+
+    @Override
+    public String replyHost() {
+        return REPLY_HOST;
+    }
+
+    @Override
+    public int replyPort() {
+        return REPLY_PORT;
+    }
+
+    @Override
+    public void close() {
+    }
+
+    // ------------------------------------------------------------------------------------------------ the node's side
+
+    private long receive(Node node, DirectBuffer buffer, int offset, int length) {
+        try {
+            header.wrap(buffer, offset, length);
+            switch (header.type()) {
+                case CONNECT -> onConnect(node, buffer, offset, length);
+                case PROOF -> onProof(node, buffer, offset, length);
+                case APPEND -> {
+                    if (node.backPressured) {
+                        return Publication.BACK_PRESSURED;
+                    }
+                    onAppend(node, buffer, offset, length);
+                }
+                default -> {
+                }
+            }
+        } catch (MalformedClientFrameException e) {
+            throw new AssertionError("the client sent a malformed frame", e);
+        }
+        return 1;
+    }
+
+    private void onConnect(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
+        connect.wrap(buffer, offset, length);
+        if (!handshakeMac.verify(connect) || !connect.queueName().equals(queueName)) {
+            throw new AssertionError("CONNECT does not verify or names another queue");
+        }
+        Session s = new Session();
+        connect.clientNonce(s.clientNonce);
+        random.nextBytes(s.nodeNonce);
+        long id = connect.connection();
+        node.sessions.put(id, s);
+        byte[] nodeProof = credential.proof("node", id, queueName, s.clientNonce, s.nodeNonce);
+        UnsafeBuffer out = slot(node);
+        if (out != null) {
+            int n = challenge.wrap(out, 0).encode(id, ++s.txSequence, s.clientNonce, s.nodeNonce, nodeProof);
+            handshakeMac.sign(out, 0, n);
+            send(n);
+        }
+    }
+
+    private void onProof(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
+        proof.wrap(buffer, offset, length);
+        long id = proof.connection();
+        Session s = node.sessions.get(id);
+        byte[] clientProof = new byte[ClientProtocol.PROOF_LENGTH];
+        proof.clientProof(clientProof);
+        if (s == null || !handshakeMac.verify(proof)
+                || !ClientCredential.proofEquals(clientProof, credential.proof("client", id, queueName, s.clientNonce, s.nodeNonce))) {
+            throw new AssertionError("PROOF does not verify");
+        }
+        s.mac = credential.sessionMac(id, s.clientNonce, s.nodeNonce);
+        UnsafeBuffer out = slot(node);
+        if (out != null) {
+            int n = connected.wrap(out, 0).encode(id, ++s.txSequence, node.term, node.leads, ClientAckMode.QUORUM, 0,
+                    256 * 1024, node.leaderHost, node.leaderPort, descriptor);
+            s.mac.sign(out, 0, n);
+            send(n);
+        }
+    }
+
+    private void onAppend(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
+        append.wrap(buffer, offset, length);
+        boolean lost = node.appendsToLose > 0;
+        if (recording) {
+            arrivals.add(new Arrival(node.address(), append.epoch(), append.writerSequence(), append.sequence(), nanos, lost));
+        }
+        if (lost) {
+            node.appendsToLose--;
+            return;
+        }
+        Session s = node.sessions.get(append.connection());
+        if (s == null || s.mac == null || !s.mac.verify(append)) {
+            throw new AssertionError("APPEND on an unknown session or with a bad MAC");
+        }
+        long epoch = append.epoch();
+        int sequence = append.writerSequence();
+        UnsafeBuffer out = slot(node);
+        if (out != null && node.answersToLose > 0) {
+            node.answersToLose--;
+            out = null;
+        }
+        if (node.refuseAppends != null) {
+            if (out != null) {
+                int n = refusal.wrap(out, 0).encode(append.connection(), ++s.txSequence, node.refuseAppends, epoch, sequence,
+                        node.term, node.leaderHost, node.leaderPort, "refused by the fake node");
+                s.mac.sign(out, 0, n);
+                send(n);
+            }
+            return;
+        }
+        long index;
+        long last = lastSequence.get(epoch);
+        if (last == sequence) {
+            index = lastIndex.get(epoch); // a retry: the original index, nothing appended
+        } else if (last > sequence) {
+            throw new AssertionError("the client resent an older sequence " + sequence + " after " + last);
+        } else {
+            index = nextIndex++;
+            appended++;
+            lastSequence.put(epoch, sequence);
+            lastIndex.put(epoch, index);
+        }
+        if (out != null) {
+            int n = ack.wrap(out, 0).encode(append.connection(), ++s.txSequence, epoch, sequence, index, node.term);
+            s.mac.sign(out, 0, n);
+            send(n);
+        }
+    }
+
+    /** The next free reply slot, or null when the node's answers are lost. */
+    private UnsafeBuffer slot(Node node) {
+        if (node.answersLost) {
+            return null;
+        }
+        if (queued == SLOTS) {
+            throw new AssertionError("the client does not take its replies");
+        }
+        return slots[(head + queued) % SLOTS];
+    }
+
+    private void send(int length) {
+        slotLengths[(head + queued) % SLOTS] = length;
+        queued++;
+    }
+}

@@ -1,0 +1,235 @@
+package io.queueenterprise.replication.engine;
+
+import io.aeron.logbuffer.ControlledFragmentHandler;
+import io.aeron.logbuffer.Header;
+import io.queueenterprise.replication.NodeStatus;
+import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.replication.session.SessionCrypto;
+import io.queueenterprise.replication.wire.AckBody;
+import io.queueenterprise.replication.wire.DataBody;
+import io.queueenterprise.replication.wire.DescriptorBody;
+import io.queueenterprise.replication.wire.ExcerptPartBody;
+import io.queueenterprise.replication.wire.Frame;
+import io.queueenterprise.replication.wire.FrameType;
+import io.queueenterprise.replication.wire.HeartbeatBody;
+import io.queueenterprise.replication.wire.HelloBody;
+import io.queueenterprise.replication.wire.MalformedFrameException;
+import io.queueenterprise.replication.wire.RefusalBody;
+import io.queueenterprise.replication.wire.RefusalReason;
+import org.agrona.DirectBuffer;
+
+/**
+ * Every frame the subscription delivers: checked, then handed to the handshake ({@link PeerSessions}), the leader's
+ * side ({@link LeaderSession}) or the follower's ({@link FollowerSession}) by type and role.
+ *
+ * <p>Who may speak: every frame is MACed; handshake frames under a key derived from the peer credential, all later
+ * frames under a per-session key derived from both sides' nonces. A frame is checked in this order, and dropped
+ * and counted at the first failure: decodable header, known peer, MAC (handshake or session key), session id,
+ * increasing sequence, term equal to this node's (lower: refused as stale; higher: refused, since only the admin
+ * endpoint moves terms), then a decodable body. DATA batches are MACed too: one HMAC per batch of up to 64 KiB
+ * costs about a microsecond plus ~1 ns/byte here, and without it anyone who can send UDP to the port could make a
+ * follower store arbitrary bytes at an index (a plain queue cannot detect that at all, an encrypted one only when a
+ * reader fails); the batch amortises the cost over its excerpts. Duty-cycle thread only.
+ */
+final class InboundFrames implements ControlledFragmentHandler {
+    private static final System.Logger LOG = System.getLogger(InboundFrames.class.getName());
+
+    private final EngineSettings settings;
+    private final int self;
+    private final SessionCrypto.FrameMac handshakeMac;
+    private final DropCounters drops;
+    private final ControlFrames control;
+    private final RoleController roles;
+    private final PeerSessions sessions;
+    private final LeaderSession leaderSession;
+    private final FollowerSession follower;
+    private final PeerLink[] peers;
+    private final QueueReplica[] queues;
+
+    private final Frame frame = new Frame();
+    private final HelloBody hello = new HelloBody();
+    private final DescriptorBody descriptor = new DescriptorBody();
+    private final DataBody data = new DataBody();
+    private final ExcerptPartBody part = new ExcerptPartBody();
+    private final AckBody ack = new AckBody();
+    private final HeartbeatBody heartbeat = new HeartbeatBody();
+    private final RefusalBody refusal = new RefusalBody();
+    private RefusalReason lastRefusalLogged;
+    private long lastRefusalLoggedNanos;
+
+    InboundFrames(EngineSettings settings, SessionCrypto.FrameMac handshakeMac, DropCounters drops, ControlFrames control,
+                  RoleController roles, PeerSessions sessions, LeaderSession leaderSession, FollowerSession follower,
+                  PeerLink[] peers, QueueReplica[] queues) {
+        this.settings = settings;
+        this.self = settings.selfPosition();
+        this.handshakeMac = handshakeMac;
+        this.drops = drops;
+        this.control = control;
+        this.roles = roles;
+        this.sessions = sessions;
+        this.leaderSession = leaderSession;
+        this.follower = follower;
+        this.peers = peers;
+        this.queues = queues;
+    }
+
+    /**
+     * One frame from the subscription. ABORT leaves it there, to be read again next cycle: a follower's writer had no
+     * room for it (back-pressure; see {@link FollowerSession}).
+     */
+    @Override
+    public Action onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+        // Checked and read where Aeron delivered it (its term buffer, or its assembler's buffer for a frame that came in
+        // fragments), never copied first: the media driver runs on this thread (INVOKER), so those bytes cannot change
+        // while this handler runs, and what is verified is what is then handed on. A follower copies an excerpt once,
+        // into its writer's ring (QueueWriter), only after the MAC below verified it.
+        try {
+            frame.wrap(buffer, offset, length);
+        } catch (MalformedFrameException e) {
+            drops.increment(DropReason.MALFORMED);
+            return Action.CONTINUE;
+        }
+        int sender = frame.sender();
+        if (sender >= peers.length || sender == self) {
+            drops.increment(DropReason.UNKNOWN_PEER);
+            return Action.CONTINUE;
+        }
+        PeerLink p = peers[sender];
+        long previousSequence = p.rxSequence;
+        FrameType type = frame.type();
+        boolean handshakeFrame = type == FrameType.CHALLENGE || type == FrameType.CHALLENGE_RESPONSE || type == FrameType.PROOF;
+        boolean refusalBeforeSession = type == FrameType.REFUSAL && !(p.established() && frame.sessionId() == p.sessionId);
+        if (handshakeFrame || refusalBeforeSession) {
+            if (!handshakeMac.verify(frame)) {
+                drops.increment(DropReason.UNAUTHENTICATED);
+                return Action.CONTINUE;
+            }
+        } else {
+            if (!p.established() || frame.sessionId() != p.sessionId) {
+                drops.increment(DropReason.UNKNOWN_SESSION);
+                return Action.CONTINUE;
+            }
+            if (!p.sessionMac.verify(frame)) {
+                drops.increment(DropReason.BAD_MAC);
+                return Action.CONTINUE;
+            }
+            if (frame.sequence() <= p.rxSequence) {
+                drops.increment(DropReason.REPLAYED);
+                return Action.CONTINUE;
+            }
+            p.rxSequence = frame.sequence();
+        }
+        long term = roles.term();
+        if (frame.term() != term) {
+            if (frame.term() < term) {
+                drops.increment(DropReason.STALE_TERM);
+                if (type != FrameType.REFUSAL) {
+                    control.refuse(p, term, frame.sessionId(), RefusalReason.STALE_TERM, RefusalBody.NO_QUEUE, term,
+                            "this node is at term " + term);
+                }
+            } else {
+                drops.increment(DropReason.TERM_AHEAD); // only the admin endpoint moves this node's term
+            }
+            return Action.CONTINUE;
+        }
+        try {
+            if (!dispatch(p, type, term)) {
+                p.rxSequence = previousSequence; // read again next cycle: not a replay
+                p.lastHeardNanos = System.nanoTime(); // the leader is talking; this node is not listening yet
+                return Action.ABORT;
+            }
+        } catch (MalformedFrameException e) {
+            drops.increment(DropReason.MALFORMED);
+        }
+        return Action.CONTINUE;
+    }
+
+    /** @return false to read the frame again next cycle (back-pressure from a follower's writer) */
+    private boolean dispatch(PeerLink p, FrameType type, long term) throws MalformedFrameException {
+        long now = System.nanoTime();
+        NodeStatus.Role role = roles.role();
+        boolean fromLeader = role == NodeStatus.Role.FOLLOWER && p.position == roles.leader();
+        switch (type) {
+            case CHALLENGE -> sessions.onChallenge(p, frame);
+            case CHALLENGE_RESPONSE -> count(sessions.onChallengeResponse(p, frame, now));
+            case PROOF -> count(sessions.onProof(p, frame, now));
+            case HELLO -> {
+                hello.wrap(frame);
+                if (heard(p, now, role == NodeStatus.Role.LEADER)) {
+                    leaderSession.onHello(p, hello, term);
+                }
+            }
+            case DESCRIPTOR -> {
+                descriptor.wrap(frame);
+                if (heard(p, now, fromLeader)) {
+                    follower.onDescriptor(p, descriptor, term);
+                }
+            }
+            case DATA -> {
+                data.wrap(frame);
+                return !heard(p, now, fromLeader) || follower.onData(p, data, frame.length(), term, now);
+            }
+            case EXCERPT_PART -> {
+                part.wrap(frame);
+                return !heard(p, now, fromLeader) || follower.onExcerptPart(p, part, term, now);
+            }
+            case ACK -> {
+                ack.wrap(frame);
+                if (heard(p, now, role == NodeStatus.Role.LEADER)) {
+                    leaderSession.onAck(p, ack);
+                }
+            }
+            case HEARTBEAT -> {
+                heartbeat.wrap(frame);
+                p.lastHeardNanos = now;
+                if (fromLeader) {
+                    follower.onHeartbeat(p, heartbeat, term);
+                }
+            }
+            case REFUSAL -> {
+                refusal.wrap(frame);
+                onRefusal(p, fromLeader);
+            }
+            default -> drops.increment(DropReason.UNEXPECTED);
+        }
+        return true;
+    }
+
+    /**
+     * A decoded frame of a session: the peer is heard; whether this node takes that type in its role ({@code expected}),
+     * else it is dropped as unexpected.
+     */
+    private boolean heard(PeerLink p, long now, boolean expected) {
+        p.lastHeardNanos = now;
+        if (!expected) {
+            drops.increment(DropReason.UNEXPECTED);
+        }
+        return expected;
+    }
+
+    private void count(DropReason dropped) {
+        if (dropped != null) {
+            drops.increment(dropped);
+        }
+    }
+
+    private void onRefusal(PeerLink p, boolean fromLeader) {
+        String message = refusal.message();
+        long now = System.nanoTime();
+        if (refusal.reason() != lastRefusalLogged || now - lastRefusalLoggedNanos > 10_000_000_000L) {
+            // a follower at another term than its leader is refused on every retry: log the news, not each retry
+            lastRefusalLogged = refusal.reason();
+            lastRefusalLoggedNanos = now;
+            LOG.log(System.Logger.Level.WARNING, settings.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+        }
+        if (!fromLeader) {
+            return;
+        }
+        int q = refusal.queue();
+        if (refusal.reason() == RefusalReason.BEHIND_RETENTION && q < queues.length) {
+            queues[q].state = QueueStatus.State.BEHIND_RETENTION;
+            queues[q].stateDetail = message;
+            queues[q].synced = false;
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.queueenterprise.replication.engine;
+
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.SessionCrypto;
+import io.queueenterprise.replication.wire.Frame;
+import io.queueenterprise.replication.wire.FrameEncoder;
+import io.queueenterprise.replication.wire.FrameType;
+import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * A follower's side of the handshake, driven frame by frame (no transport: nothing it sends goes anywhere). A
+ * CHALLENGE_RESPONSE is taken only while this follower is CHALLENGING: one replayed from the network into an
+ * established session would otherwise start the same session over, with its sequence numbers back at zero, and let
+ * every frame already seen in it be replayed.
+ */
+@Tag("unit")
+class HandshakeReplayTest {
+    @TempDir
+    Path data;
+
+    @Test
+    void aReplayedChallengeResponseDoesNotRestartAnEstablishedSession() throws Exception {
+        PeerCredential credential = PeerCredential.of(new byte[32]);
+        EngineSettings settings = EngineSettings.builder().nodeId("b").dataDirectory(data)
+                .peer("a", "127.0.0.1", 7001, 0).peer("b", "127.0.0.1", 7002, 0)
+                .queue("orders", "FAST_DAILY", EngineSettings.Encryption.NONE, AckMode.ASYNC).build();
+        QueueReplica[] queues = {new QueueReplica(settings.queues().get(0), 0)}; // still opening: takes no part
+        PeerLink leader = new PeerLink(0, "a", null, 1);
+        PeerLink[] peers = {leader, null};
+        SessionCrypto.FrameMac handshakeMac = SessionCrypto.handshakeMac(credential);
+        ControlFrames control = new ControlFrames(1, handshakeMac, null);
+        DropCounters drops = new DropCounters();
+        FollowerSession follower = new FollowerSession(queues, drops, control);
+        RoleController roles = new RoleController(settings, new NodeStateFile(data), queues, peers,
+                new LeaderSession(1, queues, peers, drops, control), follower);
+        PeerSessions sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower);
+        roles.follow("a", 1);
+
+        sessions.followerLink(System.nanoTime()); // sends CHALLENGE
+        assertEquals(PeerLink.State.CHALLENGING, leader.state());
+        Frame response = challengeResponse(credential, handshakeMac, leader);
+        assertNull(sessions.onChallengeResponse(leader, response, System.nanoTime()));
+        assertEquals(PeerLink.State.ESTABLISHED, leader.state());
+        leader.rxSequence = 42; // frames seen in the session
+
+        assertEquals(DropReason.UNEXPECTED, sessions.onChallengeResponse(leader, response, System.nanoTime()));
+        assertEquals(PeerLink.State.ESTABLISHED, leader.state());
+        assertEquals(42, leader.rxSequence, "a replay must not reset the session's sequence");
+        credential.close();
+    }
+
+    /** What the leader answers to the follower's CHALLENGE, proof included. */
+    private static Frame challengeResponse(PeerCredential credential, SessionCrypto.FrameMac mac, PeerLink leader)
+            throws Exception {
+        byte[] responderNonce = new byte[32];
+        Arrays.fill(responderNonce, (byte) 7);
+        byte[] proof = SessionCrypto.proof(credential, "responder", leader.pendingSessionId, 1, 0, 1,
+                leader.initiatorNonce, responderNonce);
+        ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        FrameEncoder encoder = new FrameEncoder();
+        encoder.begin(buffer, 0, FrameType.CHALLENGE_RESPONSE, 0, 1, leader.pendingSessionId, 0)
+                .bytes(leader.initiatorNonce, 0, 32).bytes(responderNonce, 0, 32).bytes(proof, 0, 32);
+        int length = encoder.finish();
+        mac.sign(buffer, 0, length);
+        return new Frame().wrap(buffer, 0, length);
+    }
+}
