@@ -7,6 +7,7 @@ import io.queueenterprise.queue.QueueException;
 import io.queueenterprise.queue.QueueConfigurationException;
 import io.queueenterprise.replication.history.LinearizabilityChecker;
 import io.queueenterprise.replication.history.OperationHistory;
+import net.openhft.chronicle.queue.RollCycles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -133,9 +133,7 @@ class MultiProcessFailoverTest {
         assertTrue(acknowledged.size() > 0, "the trial acknowledged some excerpts");
         Map<Long, byte[]> first = null;
         for (int i = 0; i < 3; i++) {
-            long call = System.nanoTime();
-            Map<Long, byte[]> held = QueueContents.read(cluster.queueDirectory(i, QUEUE));
-            history.read(QUEUE, "replica-" + i, call, System.nanoTime(), new TreeMap<>(held));
+            Map<Long, byte[]> held = history.readReplica(QUEUE, "replica-" + i, cluster.queueDirectory(i, QUEUE), RollCycles.FAST_DAILY);
             if (first == null) {
                 first = held;
             } else {

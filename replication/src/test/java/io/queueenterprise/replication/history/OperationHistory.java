@@ -1,15 +1,20 @@
 package io.queueenterprise.replication.history;
 
+import io.queueenterprise.queue.ReplicaStore;
+import net.openhft.chronicle.queue.RollCycle;
+
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.zip.CRC32C;
 
@@ -107,6 +112,25 @@ public final class OperationHistory {
             first = false;
         }
         reads.add(line.append("]}").toString());
+    }
+
+    /**
+     * Reads every excerpt {@code replica} stores for {@code queue} in {@code dir} (raw, as stored: for a plain queue the
+     * payload itself), records the read, and returns what it found by index.
+     */
+    public SortedMap<Long, byte[]> readReplica(String queue, String replica, Path dir, RollCycle rollCycle) {
+        long call = System.nanoTime();
+        SortedMap<Long, byte[]> contents = new TreeMap<>();
+        try (ReplicaStore store = ReplicaStore.open(dir, rollCycle);
+             ReplicaStore.RawTailer tailer = store.rawTailer()) {
+            tailer.toStart();
+            int n;
+            while ((n = tailer.next()) >= 0) {
+                contents.put(tailer.index(), Arrays.copyOf(tailer.bytes(), n));
+            }
+        }
+        read(queue, replica, call, System.nanoTime(), contents);
+        return contents;
     }
 
     /** How many appends were recorded. */
