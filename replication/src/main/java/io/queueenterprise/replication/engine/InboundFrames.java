@@ -227,9 +227,7 @@ final class InboundFrames implements ControlledFragmentHandler {
         }
         int q = refusal.queue();
         if (refusal.reason() == RefusalReason.BEHIND_RETENTION && q < queues.length) {
-            queues[q].state = QueueStatus.State.BEHIND_RETENTION;
-            queues[q].stateDetail = message;
-            queues[q].synced = false;
+            queues[q].transition(ReplicaState.BEHIND_RETENTION, message);
         }
     }
 }
