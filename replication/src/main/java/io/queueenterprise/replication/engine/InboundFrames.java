@@ -3,7 +3,6 @@ package io.queueenterprise.replication.engine;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;

@@ -1,7 +1,6 @@
 package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.Frame;
