@@ -129,6 +129,11 @@ final class FollowerSession {
         if (!q.active() || q.damage != null) {
             return; // not open yet (HELLO follows when it is), or damaged: never synchronised, never acknowledged
         }
+        if (q.state() == ReplicaState.WAITING_FOR_WRITER) {
+            // A HELLO is owed once the writer drained (pollWriters), frames having been passed over since: the answer
+            // to that HELLO is the one applied, not this one (which answers an earlier HELLO).
+            return;
+        }
         if (!q.writer.drained()) {
             // Where the copies agree is judged against what is written; the writer still has excerpts in hand (or is
             // blocked in Chronicle): ask again once it has drained, and take no DATA meanwhile. A DISK_FULL copy

@@ -389,6 +389,16 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return queue(queue).ackLatency.getIntervalHistogram();
     }
 
+    /**
+     * For tests: while {@code hold}, this node, leading, does not look at its queues' descriptor files every
+     * heartbeat interval; a follower then learns of a new descriptor only from the leader's other paths (its HELLO's
+     * answer, or the first excerpt after a follower was answered with none). Duty thread (through {@code submit}).
+     */
+    public boolean holdDescriptorChecks(boolean hold) {
+        leaderSession.holdDescriptorChecks(hold);
+        return hold;
+    }
+
     /** Why a queue is in its state (e.g. which excerpt is damaged); empty when there is nothing to say. */
     public String stateDetail(String queue) {
         QueueReplica q = queue(queue);
