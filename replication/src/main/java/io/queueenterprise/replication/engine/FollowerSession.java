@@ -229,11 +229,8 @@ final class FollowerSession {
             return true;
         }
         QueueReplica q = queues[position];
-        if (!q.state().synced()) {
-            if (q.state() != ReplicaState.WAITING_FOR_WRITER) {
-                drops.increment(DropReason.UNEXPECTED);
-            }
-            return true; // passed over on purpose: resynchronised through HELLO once the writer drained
+        if (!takesData(q)) {
+            return true;
         }
         if (!q.writer.hasRoomFor(data.count(), frameLength)) {
             return writerBehind(q, now);
@@ -259,6 +256,22 @@ final class FollowerSession {
             afterWritten(p, q); // nothing new: say what is held
         }
         return true;
+    }
+
+    /**
+     * Whether the queue's state takes DATA and EXCERPT_PART: only a synchronised one does. A queue waiting for its
+     * writer passes the frames over on purpose (it resynchronises through HELLO once the writer drained); in any other
+     * state the frame was not expected (e.g. streamed before the leader learnt of a gap or a failure) and is counted.
+     */
+    private boolean takesData(QueueReplica q) {
+        return switch (q.state()) {
+            case CATCHING_UP, LIVE -> true;
+            case WAITING_FOR_WRITER -> false;
+            case STOPPED, LEADING, AWAITING_DESCRIPTOR, BEHIND_RETENTION, DISK_FULL, CORRUPTED -> {
+                drops.increment(DropReason.UNEXPECTED);
+                yield false;
+            }
+        };
     }
 
     /**
@@ -351,10 +364,7 @@ final class FollowerSession {
             return true;
         }
         QueueReplica q = queues[position];
-        if (!q.state().synced()) {
-            if (q.state() != ReplicaState.WAITING_FOR_WRITER) {
-                drops.increment(DropReason.UNEXPECTED);
-            }
+        if (!takesData(q)) {
             return true;
         }
         long index = part.index();
