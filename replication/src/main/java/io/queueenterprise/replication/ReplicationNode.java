@@ -417,6 +417,14 @@ public final class ReplicationNode implements NodeControl {
     }
 
     /**
+     * For tests (DescriptorDeliveryTest): while {@code hold}, this node, leading, skips its periodic look at the
+     * queues' descriptor files, so that a race with that look is decided by the test, not by the machine's load.
+     */
+    void holdDescriptorChecks(boolean hold) {
+        call(a -> a.holdDescriptorChecks(hold));
+    }
+
+    /**
      * Bytes of an excerpt too large for one DATA batch that this follower has received in pieces and not yet
      * stored (0 when none): a replica stores such an excerpt only whole. For diagnostics and tests.
      */

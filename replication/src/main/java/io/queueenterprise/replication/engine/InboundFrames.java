@@ -3,7 +3,6 @@ package io.queueenterprise.replication.engine;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;
@@ -227,9 +226,7 @@ final class InboundFrames implements ControlledFragmentHandler {
         }
         int q = refusal.queue();
         if (refusal.reason() == RefusalReason.BEHIND_RETENTION && q < queues.length) {
-            queues[q].state = QueueStatus.State.BEHIND_RETENTION;
-            queues[q].stateDetail = message;
-            queues[q].synced = false;
+            queues[q].transition(ReplicaState.BEHIND_RETENTION, message);
         }
     }
 }

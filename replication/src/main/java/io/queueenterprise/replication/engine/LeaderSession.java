@@ -43,6 +43,11 @@ final class LeaderSession {
     /** The term this node leads, which every frame carries. */
     private long term;
     private long lastDescriptorCheckNanos;
+    /**
+     * A test's seam (see {@link ReplicationAgent#holdDescriptorChecks}): while set, the periodic look at each queue's
+     * descriptor file is skipped, so a race with it is decided by the test rather than by the machine's load.
+     */
+    private boolean descriptorChecksHeld;
 
     LeaderSession(int self, QueueReplica[] queues, PeerLink[] peers, DropCounters drops, ControlFrames control) {
         this.self = self;
@@ -57,7 +62,7 @@ final class LeaderSession {
     int work(long now, long term) {
         this.term = term;
         int work = 0;
-        boolean checkDescriptors = now - lastDescriptorCheckNanos >= ReplicationAgent.HEARTBEAT_NANOS;
+        boolean checkDescriptors = !descriptorChecksHeld && now - lastDescriptorCheckNanos >= ReplicationAgent.HEARTBEAT_NANOS;
         if (checkDescriptors) {
             lastDescriptorCheckNanos = now;
         }
@@ -84,6 +89,10 @@ final class LeaderSession {
             updateQuorum(q, now);
         }
         return work;
+    }
+
+    void holdDescriptorChecks(boolean hold) {
+        descriptorChecksHeld = hold;
     }
 
     /** The quorum index of a queue moved past what this follower was last told, and no DATA frame is waiting to say it. */

@@ -1,7 +1,6 @@
 package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.Frame;
@@ -68,10 +67,7 @@ final class PeerSessions {
                         + SESSION_TIMEOUT_NANOS / 1_000_000 + " ms; reconnecting");
                 p.dropSession();
                 for (QueueReplica q : queues) {
-                    q.synced = false;
-                    if (q.state == QueueStatus.State.LIVE) {
-                        q.state = QueueStatus.State.CATCHING_UP;
-                    }
+                    q.sessionLost("session to the leader timed out");
                 }
                 return 1;
             }
@@ -177,7 +173,7 @@ final class PeerSessions {
         control.sendHandshake(p, false);
         establish(p, self, p.position, now);
         for (QueueReplica q : queues) {
-            q.synced = false;
+            q.sessionLost("new session");
             q.dropPart(); // a new session starts any large excerpt over
         }
         follower.sendHello(p, term);

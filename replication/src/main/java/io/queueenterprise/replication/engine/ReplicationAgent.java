@@ -179,11 +179,8 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         public void detach() {
             roles.dropAllSessions();
             for (QueueReplica q : queues) {
-                q.synced = false;
+                q.sessionLost("transport detached");
                 q.dropPart();
-                if (roles.role() == NodeStatus.Role.FOLLOWER && q.state == io.queueenterprise.replication.QueueStatus.State.LIVE) {
-                    q.state = io.queueenterprise.replication.QueueStatus.State.CATCHING_UP;
-                }
             }
             closeQuietly(clients == null ? null : clients::close);
             channels.detach();
@@ -392,10 +389,20 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return queue(queue).ackLatency.getIntervalHistogram();
     }
 
+    /**
+     * For tests: while {@code hold}, this node, leading, does not look at its queues' descriptor files every
+     * heartbeat interval; a follower then learns of a new descriptor only from the leader's other paths (its HELLO's
+     * answer, or the first excerpt after a follower was answered with none). Duty thread (through {@code submit}).
+     */
+    public boolean holdDescriptorChecks(boolean hold) {
+        leaderSession.holdDescriptorChecks(hold);
+        return hold;
+    }
+
     /** Why a queue is in its state (e.g. which excerpt is damaged); empty when there is nothing to say. */
     public String stateDetail(String queue) {
         QueueReplica q = queue(queue);
-        return q.stateDetail == null ? "" : q.stateDetail;
+        return q.detail();
     }
 
     /** Follower: bytes of a large excerpt received in pieces and not yet stored (0: none). Duty-cycle thread. */
