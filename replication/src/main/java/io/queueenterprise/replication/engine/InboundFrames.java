@@ -131,7 +131,9 @@ final class InboundFrames implements ControlledFragmentHandler {
         if (frame.term() != term) {
             if (frame.term() < term) {
                 drops.increment(DropReason.STALE_TERM);
-                if (type != FrameType.REFUSAL) {
+                // No refusal for a refusal, nor for an old handshake frame of a peer whose session at this term is
+                // live (a replay: the peer knows the term), which would make every replayed copy send a frame.
+                if (type != FrameType.REFUSAL && !(handshakeFrame && p.established())) {
                     control.refuse(p, term, frame.sessionId(), RefusalReason.STALE_TERM, RefusalBody.NO_QUEUE, term,
                             "this node is at term " + term);
                 }
@@ -196,7 +198,14 @@ final class InboundFrames implements ControlledFragmentHandler {
             }
             case REFUSAL -> {
                 refusal.wrap(frame);
-                onRefusal(p, fromLeader);
+                boolean inSession = p.established() && frame.sessionId() == p.sessionId;
+                if (inSession || answersHandshakeInHand(p)) {
+                    onRefusal(p, fromLeader);
+                } else {
+                    // A refusal outside a session carries no sequence: only the answer to this node's own handshake in
+                    // hand is taken; a replayed one would otherwise be taken again and again.
+                    drops.increment(DropReason.UNEXPECTED);
+                }
             }
             default -> drops.increment(DropReason.UNEXPECTED);
         }
@@ -213,6 +222,12 @@ final class InboundFrames implements ControlledFragmentHandler {
             drops.increment(DropReason.UNEXPECTED);
         }
         return expected;
+    }
+
+    /** A refusal MACed under the handshake key names the session id of the handshake this node has in hand. */
+    private boolean answersHandshakeInHand(PeerLink p) {
+        PeerLink.State state = p.state();
+        return (state == PeerLink.State.CHALLENGING || p.awaitingProof()) && frame.sessionId() == p.pendingSessionId;
     }
 
     private void count(DropReason dropped) {

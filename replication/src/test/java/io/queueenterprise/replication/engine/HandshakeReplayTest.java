@@ -19,10 +19,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * A follower's side of the handshake, driven frame by frame (no transport: nothing it sends goes anywhere). A
- * CHALLENGE_RESPONSE is taken only while this follower is CHALLENGING: one replayed from the network into an
- * established session would otherwise start the same session over, with its sequence numbers back at zero, and let
- * every frame already seen in it be replayed.
+ * Both sides of the handshake, driven frame by frame (no transport: nothing they send goes anywhere). A follower takes
+ * a CHALLENGE_RESPONSE only while it is CHALLENGING: one replayed from the network into an established session would
+ * otherwise start the same session over, with its sequence numbers back at zero, and let every frame already seen in
+ * it be replayed. A leader does not answer a CHALLENGE it answered lately: a replayed one would otherwise replace the
+ * nonces of a handshake in hand.
  */
 @Tag("unit")
 class HandshakeReplayTest {
