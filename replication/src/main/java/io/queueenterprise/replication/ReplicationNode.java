@@ -286,6 +286,11 @@ public final class ReplicationNode implements NodeControl {
         return agent.drops();
     }
 
+    /** Peer sessions established since start (each completed handshake adds one). Any thread. */
+    public long sessionsEstablished() {
+        return agent.sessionsEstablished();
+    }
+
     private <T> T call(Function<ReplicationAgent, T> action) {
         CompletableFuture<T> result = agent.submit(action);
         try {

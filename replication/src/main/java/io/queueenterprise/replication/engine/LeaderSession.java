@@ -185,7 +185,7 @@ final class LeaderSession {
             // Stamped and signed when offered, not when built: a control frame sent while this batch waited under
             // back-pressure took the next sequence, and the follower drops anything not above the last it saw.
             f.pending.putLong(Frame.SEQUENCE_OFFSET, sequence, Frame.ORDER);
-            p.sessionMac.sign(f.pending, 0, f.pendingLength);
+            p.txMac.sign(f.pending, 0, f.pendingLength);
             f.pendingSequence = sequence;
         }
         long result = p.publication.offer(f.pending, 0, f.pendingLength);

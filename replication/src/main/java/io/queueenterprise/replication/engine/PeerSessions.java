@@ -13,6 +13,7 @@ import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 
 import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The authenticated session with each peer ({@link PeerLink.State}): the handshake (a follower challenges its
@@ -38,9 +39,11 @@ final class PeerSessions {
     private final HeartbeatEncoder heartbeatEncoder = new HeartbeatEncoder();
     private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
+    /** Sessions established since start, with any peer (written here only, read by any thread). */
+    private final AtomicLong established;
 
     PeerSessions(EngineSettings settings, PeerCredential credential, ControlFrames control, RoleController roles,
-                 PeerLink[] peers, QueueReplica[] queues, FollowerSession follower) {
+                 PeerLink[] peers, QueueReplica[] queues, FollowerSession follower, AtomicLong established) {
         this.settings = settings;
         this.self = settings.selfPosition();
         this.credential = credential;
@@ -49,6 +52,7 @@ final class PeerSessions {
         this.peers = peers;
         this.queues = queues;
         this.follower = follower;
+        this.established = established;
     }
 
     // ------------------------------------------------------------------------------------------------ upkeep
@@ -122,15 +126,25 @@ final class PeerSessions {
 
     // ------------------------------------------------------------------------------------------------ handshake
 
-    /** Responder (leader): answers with its nonce and proof; the session starts with the initiator's PROOF. */
-    void onChallenge(PeerLink p, Frame frame) throws MalformedFrameException {
+    /**
+     * Responder (leader): answers with its nonce and proof; the session starts with the initiator's PROOF. A live
+     * session carries on meanwhile (anyone can replay a CHALLENGE); one seen lately is not answered at all.
+     *
+     * @return the reason it was dropped, or null when it was answered (or refused: this node does not lead)
+     */
+    DropReason onChallenge(PeerLink p, Frame frame) throws MalformedFrameException {
         handshake.wrap(frame);
         long term = roles.term();
         if (roles.role() != NodeStatus.Role.LEADER) {
             control.refuse(p, term, frame.sessionId(), RefusalReason.NOT_LEADER, RefusalBody.NO_QUEUE, term,
                     settings.nodeId() + " is " + roles.role());
-            return;
+            return null;
         }
+        if (p.challengeAnswered(frame.sessionId())) {
+            // Replayed: answering would replace the nonces of a handshake in hand, failing its PROOF.
+            return DropReason.REPLAYED;
+        }
+        p.rememberChallenge(frame.sessionId());
         handshake.initiatorNonce(p.initiatorNonce);
         random.nextBytes(p.responderNonce);
         p.pendingSessionId = frame.sessionId();
@@ -140,6 +154,7 @@ final class PeerSessions {
         handshakeEncoder.challengeResponse(control.handshake(FrameType.CHALLENGE_RESPONSE, term, p.pendingSessionId),
                 p.initiatorNonce, p.responderNonce, proof);
         control.sendHandshake(p, false);
+        return null;
     }
 
     /**
@@ -171,7 +186,7 @@ final class PeerSessions {
                 p.initiatorNonce, p.responderNonce);
         handshakeEncoder.proof(control.handshake(FrameType.PROOF, term, p.pendingSessionId), proof);
         control.sendHandshake(p, false);
-        establish(p, self, p.position, now);
+        establish(p, true, self, p.position, now);
         for (QueueReplica q : queues) {
             q.sessionLost("new session");
             q.dropPart(); // a new session starts any large excerpt over
@@ -193,18 +208,24 @@ final class PeerSessions {
             return DropReason.UNAUTHENTICATED;
         }
         p.dropSession();
-        establish(p, p.position, self, now);
+        establish(p, false, p.position, self, now);
         return null;
     }
 
-    private void establish(PeerLink p, int initiator, int responder, long now) {
-        p.sessionMac = SessionCrypto.sessionMac(credential, p.pendingSessionId, initiator, responder,
-                p.initiatorNonce, p.responderNonce);
+    /** Both proofs checked: this node signs with its own direction's key and verifies with the other's. */
+    private void establish(PeerLink p, boolean initiating, int initiator, int responder, long now) {
+        SessionCrypto.FrameMac toResponder = SessionCrypto.sessionMac(credential, SessionCrypto.Direction.INITIATOR_TO_RESPONDER,
+                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce);
+        SessionCrypto.FrameMac toInitiator = SessionCrypto.sessionMac(credential, SessionCrypto.Direction.RESPONDER_TO_INITIATOR,
+                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce);
+        p.txMac = initiating ? toResponder : toInitiator;
+        p.rxMac = initiating ? toInitiator : toResponder;
         p.sessionId = p.pendingSessionId;
         p.moveTo(PeerLink.State.ESTABLISHED, "both proofs checked");
         p.txSequence = 0;
         p.rxSequence = 0;
         p.lastHeardNanos = now;
         p.lastHeartbeatSentNanos = 0;
+        established.lazySet(established.get() + 1); // one writer thread
     }
 }

@@ -46,6 +46,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
     private final SessionCrypto.FrameMac handshakeMac;
     private final NodeStateFile stateFile;
     private final DropCounters drops = new DropCounters();
+    private final java.util.concurrent.atomic.AtomicLong sessionsEstablished = new java.util.concurrent.atomic.AtomicLong();
     private final AdminCommands<ReplicationAgent> commands;
     private final EmbeddedTransport transport;
     private final ControlFrames control;
@@ -108,6 +109,14 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return drops;
     }
 
+    /**
+     * Authenticated sessions established since start, with any peer: a new one means a handshake completed (a session
+     * started or was replaced); replayed or reflected frames never add one. Any thread.
+     */
+    public long sessionsEstablished() {
+        return sessionsEstablished.get();
+    }
+
     // ------------------------------------------------------------------------------------------------ lifecycle
 
     @Override
@@ -145,7 +154,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         follower = new FollowerSession(queues, drops, control);
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         roles = new RoleController(settings, stateFile, queues, peers, leaderSession, follower);
-        sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower);
+        sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower, sessionsEstablished);
         channels = new PeerChannels(settings, peers, resolver,
                 new InboundFrames(settings, handshakeMac, drops, control, roles, sessions, leaderSession, follower, peers, queues));
         statusBuilder = new StatusBuilder(settings, roles, queues, peers, drops, transport, resolver);
