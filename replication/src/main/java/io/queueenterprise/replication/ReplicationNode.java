@@ -15,6 +15,8 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -264,8 +266,7 @@ public final class ReplicationNode implements NodeControl {
         if (!started && t == agent.startFailure()) {
             return; // start() throws it, in one sentence: no stack trace besides
         }
-        System.getLogger(ReplicationNode.class.getName()).log(System.Logger.Level.ERROR,
-                "node " + config.nodeId() + ": duty cycle error", t);
+        LoggerFactory.getLogger(ReplicationNode.class).error("node " + config.nodeId() + ": duty cycle error", t);
     }
 
     static IdleStrategy idleStrategy(NodeConfig.IdleStrategySpec spec) {

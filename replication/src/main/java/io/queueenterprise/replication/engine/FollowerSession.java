@@ -13,6 +13,9 @@ import io.queueenterprise.replication.wire.HelloBody;
 import io.queueenterprise.replication.wire.HelloEncoder;
 import io.queueenterprise.replication.wire.RefusalReason;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +33,7 @@ import java.util.List;
  * frames are then passed over, and it resynchronises through HELLO from what its writer wrote once it drained.
  */
 final class FollowerSession {
-    private static final System.Logger LOG = System.getLogger(FollowerSession.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(FollowerSession.class);
     /** How long the subscription is left unread for one queue's full writer ring before its frames are passed over. */
     static final long WRITER_WAIT_NANOS = 100_000_000L;
 
@@ -63,7 +66,7 @@ final class FollowerSession {
             if (queue.state() == ReplicaState.DISK_FULL && queue.active() && queue.store.hasRoomToWrite()
                     && queue.writer.drained() && queue.writer.resume()) {
                 // space was freed: go on from what this copy holds, through HELLO, as after any gap
-                LOG.log(System.Logger.Level.INFO, queue.spec.name() + ": room to write again; catching up");
+                LOG.info(queue.spec.name() + ": room to write again; catching up");
                 queue.writer.wake();
                 queue.acceptedIndex = queue.lastIndex;
                 queue.transition(ReplicaState.AWAITING_DESCRIPTOR, "");
@@ -206,7 +209,7 @@ final class FollowerSession {
             q.transition(q.lastIndex >= q.leaderLastIndex && q.leaderLastIndex >= 0 ? ReplicaState.LIVE : ReplicaState.CATCHING_UP, "");
         } catch (RuntimeException e) {
             q.transition(ReplicaState.CORRUPTED, "cannot take the leader's copy: " + e.getMessage());
-            LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.detail(), e);
+            LOG.error(q.spec.name() + ": " + q.detail(), e);
             control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.detail());
             return;
         }
@@ -288,7 +291,7 @@ final class FollowerSession {
         }
         String detail = "its writer has been behind for " + (now - q.ringFullSinceNanos) / 1_000_000
                 + " ms (blocked in the store?); other queues go on, this one resynchronises once its writer drained";
-        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail);
+        LOG.warn(q.spec.name() + ": " + detail);
         q.resynchronising(QueueStatus.ResyncCause.WRITER_BEHIND, detail);
         q.ringFullSinceNanos = 0;
         q.transition(ReplicaState.WAITING_FOR_WRITER, null);
@@ -326,7 +329,7 @@ final class FollowerSession {
                 String failure = w.failure();
                 q.transition(w.failureIsDiskFull() ? ReplicaState.DISK_FULL : ReplicaState.CORRUPTED, failure);
                 q.dropPart();
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + failure);
+                LOG.error(q.spec.name() + ": " + failure);
                 if (p != null) {
                     control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, q.position, q.lastIndex, failure);
                 }
@@ -386,7 +389,7 @@ final class FollowerSession {
             if (part.totalLength() > max) {
                 q.transition(ReplicaState.CORRUPTED, "cannot store excerpt 0x" + Long.toHexString(index) + " of " + part.totalLength()
                         + " bytes: this replica stores excerpts of at most " + max + " bytes (a quarter of its block size)");
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.detail());
+                LOG.error(q.spec.name() + ": " + q.detail());
                 control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.detail());
                 return true;
             }
@@ -395,7 +398,7 @@ final class FollowerSession {
             String detail = "piece at " + part.partOffset() + " of excerpt 0x" + Long.toHexString(index)
                     + " does not continue what was assembled (" + q.partReceived + " bytes of 0x"
                     + Long.toHexString(q.partIndex) + ")";
-            LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail + "; resynchronising");
+            LOG.warn(q.spec.name() + ": " + detail + "; resynchronising");
             q.resynchronising(QueueStatus.ResyncCause.BROKEN_PIECES, detail);
             q.dropPart();
             q.transition(ReplicaState.AWAITING_DESCRIPTOR, null);
@@ -426,7 +429,7 @@ final class FollowerSession {
         }
         // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
         String detail = "excerpt 0x" + Long.toHexString(index) + " does not follow 0x" + Long.toHexString(q.acceptedIndex);
-        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail + "; resynchronising");
+        LOG.warn(q.spec.name() + ": " + detail + "; resynchronising");
         q.resynchronising(QueueStatus.ResyncCause.GAP, detail);
         q.dropPart();
         q.transition(ReplicaState.AWAITING_DESCRIPTOR, null);

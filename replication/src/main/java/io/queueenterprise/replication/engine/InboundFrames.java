@@ -17,6 +17,9 @@ import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 import org.agrona.DirectBuffer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * Every frame the subscription delivers: checked, then handed to the handshake ({@link PeerSessions}), the leader's
  * side ({@link LeaderSession}) or the follower's ({@link FollowerSession}) by type and role.
@@ -31,7 +34,7 @@ import org.agrona.DirectBuffer;
  * reader fails); the batch amortises the cost over its excerpts. Duty-cycle thread only.
  */
 final class InboundFrames implements ControlledFragmentHandler {
-    private static final System.Logger LOG = System.getLogger(InboundFrames.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(InboundFrames.class);
 
     private final EngineSettings settings;
     private final int self;
@@ -244,7 +247,7 @@ final class InboundFrames implements ControlledFragmentHandler {
         lastVersionLoggedNanos = now;
         int sender = buffer.getShort(offset + Frame.SENDER_OFFSET, Frame.ORDER) & 0xFFFF;
         String who = sender < peers.length && sender != self && peers[sender] != null ? peers[sender].id : "position " + sender;
-        LOG.log(System.Logger.Level.WARNING, settings.nodeId() + ": frames from " + who + " are of replication frame version "
+        LOG.warn(settings.nodeId() + ": frames from " + who + " are of replication frame version "
                 + (buffer.getByte(offset + Frame.VERSION_OFFSET) & 0xFF) + ", this node speaks " + Frame.VERSION
                 + " only: every node of a cluster must run a release of the same frame version; dropped");
     }
@@ -256,7 +259,7 @@ final class InboundFrames implements ControlledFragmentHandler {
             // a follower at another term than its leader is refused on every retry: log the news, not each retry
             lastRefusalLogged = refusal.reason();
             lastRefusalLoggedNanos = now;
-            LOG.log(System.Logger.Level.WARNING, settings.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+            LOG.warn(settings.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
         }
         if (!fromLeader) {
             return;

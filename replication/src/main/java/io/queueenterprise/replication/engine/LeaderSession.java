@@ -16,6 +16,9 @@ import io.queueenterprise.replication.wire.HelloBody;
 import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,7 +30,7 @@ import java.util.List;
  * agent's. Duty-cycle thread only.
  */
 final class LeaderSession {
-    private static final System.Logger LOG = System.getLogger(LeaderSession.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderSession.class);
 
     private final int self;
     private final QueueReplica[] queues;
@@ -197,7 +200,7 @@ final class LeaderSession {
         if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
             p.dropSession(); // the follower is gone; it re-handshakes and HELLO tells where it stands
         } else if (result == Publication.MAX_POSITION_EXCEEDED) {
-            LOG.log(System.Logger.Level.ERROR, "publication to " + p.id + " reached its maximum position; dropping the session");
+            LOG.error("publication to " + p.id + " reached its maximum position; dropping the session");
             p.dropSession();
         }
         return 0; // BACK_PRESSURED or ADMIN_ACTION: the same frame goes next cycle

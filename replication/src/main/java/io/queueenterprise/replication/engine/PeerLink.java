@@ -6,9 +6,12 @@ import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.ExpandableArrayBuffer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /** Another replica: where to send to it, and the authenticated session with it. Duty-cycle thread only. */
 final class PeerLink {
-    private static final System.Logger LOG = System.getLogger(PeerLink.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
     final int position;
     final String id;
     /** Replaced when the node restarts its embedded Aeron client and driver. */
@@ -106,8 +109,8 @@ final class PeerLink {
     }
 
     void moveTo(State next, String why) {
-        if (next != state && LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, "peer " + id + ": " + state + " -> " + next + " (" + why + ")");
+        if (next != state && LOG.isDebugEnabled()) {
+            LOG.debug("peer " + id + ": " + state + " -> " + next + " (" + why + ")");
         }
         state = next;
     }

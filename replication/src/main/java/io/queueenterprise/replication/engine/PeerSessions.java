@@ -12,6 +12,9 @@ import io.queueenterprise.replication.wire.MalformedFrameException;
 import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -21,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * them), heartbeats, and the timeouts that drop a silent peer's session. Duty-cycle thread only.
  */
 final class PeerSessions {
-    private static final System.Logger LOG = System.getLogger(PeerSessions.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PeerSessions.class);
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
 
@@ -67,7 +70,7 @@ final class PeerSessions {
         int written = follower.pollWriters(p.established() ? p : null, term, now);
         if (p.established()) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
-                LOG.log(System.Logger.Level.INFO, settings.nodeId() + ": no frame from leader " + p.id + " for "
+                LOG.info(settings.nodeId() + ": no frame from leader " + p.id + " for "
                         + SESSION_TIMEOUT_NANOS / 1_000_000 + " ms; reconnecting");
                 p.dropSession();
                 for (QueueReplica q : queues) {

@@ -4,9 +4,12 @@ import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.QueueStatus;
 import org.HdrHistogram.Recorder;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /** One hosted queue on this node: its store, term history and replication state. Duty-cycle thread only. */
 final class QueueReplica {
-    private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(QueueReplica.class);
     private static final boolean ASSERTIONS = QueueReplica.class.desiredAssertionStatus();
     /** A writer blocked this long counts as a stall in the status. */
     static final long WRITER_STALL_NANOS = 1_000_000_000L;
@@ -104,8 +107,8 @@ final class QueueReplica {
     }
 
     void moveTo(Phase next, String why) {
-        if (next != phase && LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, spec.name() + ": " + phase + " -> " + next + " (" + why + ")");
+        if (next != phase && LOG.isDebugEnabled()) {
+            LOG.debug(spec.name() + ": " + phase + " -> " + next + " (" + why + ")");
         }
         phase = next;
     }
@@ -137,14 +140,14 @@ final class QueueReplica {
             if (ASSERTIONS) {
                 throw illegal;
             }
-            LOG.log(System.Logger.Level.ERROR, illegal.getMessage(), illegal);
+            LOG.error(illegal.getMessage(), illegal);
         }
         state = next;
         if (detail != null) {
             this.detail = detail;
         }
-        if (next != from && LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, spec.name() + ": " + from + " -> " + next
+        if (next != from && LOG.isDebugEnabled()) {
+            LOG.debug(spec.name() + ": " + from + " -> " + next
                     + (this.detail.isEmpty() ? "" : " (" + this.detail + ")"));
         }
     }
@@ -162,8 +165,8 @@ final class QueueReplica {
     void sessionLost(String why) {
         if (state.synced()) {
             transition(ReplicaState.AWAITING_DESCRIPTOR, null);
-            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                LOG.log(System.Logger.Level.DEBUG, spec.name() + ": " + why);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug(spec.name() + ": " + why);
             }
         }
     }

@@ -10,6 +10,9 @@ import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.concurrent.Agent;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +28,7 @@ import java.util.function.Function;
  * see {@link QueueWriter}).
  */
 public final class ReplicationAgent implements Agent, HostedQueues {
-    private static final System.Logger LOG = System.getLogger(ReplicationAgent.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
     public static final int STREAM_ID = PeerChannels.STREAM_ID;
     static final int MAX_BATCH_BYTES = 64 * 1024;
     static final long HEARTBEAT_NANOS = 100_000_000L;
@@ -247,8 +250,12 @@ public final class ReplicationAgent implements Agent, HostedQueues {
             try {
                 lastStatus = buildStatus();
             } catch (RuntimeException e) {
-                LOG.log(startFailure == null ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-                        settings.nodeId() + ": no status at close: " + e);
+                String why = settings.nodeId() + ": no status at close: " + e;
+                if (startFailure == null) {
+                    LOG.warn(why);
+                } else {
+                    LOG.debug(why); // a node that never started has no status to keep: the start failure says why
+                }
             }
         }
         commands.close();

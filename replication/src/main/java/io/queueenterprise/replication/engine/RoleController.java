@@ -4,6 +4,9 @@ import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.StaleTermException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The node's role, term and leader, and what each role change does to every queue: promote, follow, fence (the
  * admin commands, persisted before acting), settle (a queue takes no part until its writer found its last index),
@@ -11,7 +14,7 @@ import io.queueenterprise.replication.StaleTermException;
  * late (opened off the duty thread) takes whatever role the node has then. Duty-cycle thread only.
  */
 final class RoleController {
-    private static final System.Logger LOG = System.getLogger(RoleController.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RoleController.class);
     /** A queue whose writer has been blocked this long in the store says so in its state detail. */
     static final long WRITER_BLOCKED_REPORT_NANOS = 1_000_000_000L;
 
@@ -245,7 +248,7 @@ final class RoleController {
             work++;
             if (last == QueueWriter.SCAN_FAILED) {
                 q.transition(ReplicaState.CORRUPTED, String.valueOf(q.writer.failure()));
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.detail());
+                LOG.error(q.spec.name() + ": " + q.detail());
                 continue;
             }
             q.acceptedIndex = last;
