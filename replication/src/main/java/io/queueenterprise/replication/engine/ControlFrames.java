@@ -55,11 +55,11 @@ final class ControlFrames {
     void sendHandshake(PeerLink p, boolean once) {
         int length = encoder.finish();
         handshakeMac.sign(tx, 0, length);
-        if (p.publication == null) {
+        if (p.sink == null) {
             return; // no channel to this peer yet (its name does not resolve): as if lost
         }
         if (once) {
-            p.publication.offer(tx, 0, length); // lost or refused: its sender retries on its own timer
+            p.sink.offer(tx, 0, length); // lost or refused: its sender retries on its own timer
         } else {
             offer(p, length);
         }
@@ -79,11 +79,11 @@ final class ControlFrames {
     }
 
     private boolean offer(PeerLink p, int length) {
-        if (p.publication == null) {
+        if (p.sink == null) {
             return false; // no channel to this peer yet (its name does not resolve): as if lost
         }
         for (int attempt = 0; attempt < OFFER_ATTEMPTS; attempt++) {
-            long result = p.publication.offer(tx, 0, length);
+            long result = p.sink.offer(tx, 0, length);
             if (result > 0) {
                 return true;
             }

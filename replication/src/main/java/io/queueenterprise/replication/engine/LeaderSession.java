@@ -174,7 +174,7 @@ final class LeaderSession {
     /** Sends the next DATA batch of {@code q} to follower {@code p}; back-pressure keeps the frame for the next cycle. */
     private int ship(PeerLink p, QueueReplica q) {
         PeerLink.FollowerQueue f = p.progress[q.position];
-        if (!f.streaming || p.publication == null) {
+        if (!f.streaming || p.sink == null) {
             return 0;
         }
         if (f.pendingLength == 0) {
@@ -191,7 +191,7 @@ final class LeaderSession {
             p.txMac.sign(f.pending, 0, f.pendingLength);
             f.pendingSequence = sequence;
         }
-        long result = p.publication.offer(f.pending, 0, f.pendingLength);
+        long result = p.sink.offer(f.pending, 0, f.pendingLength);
         if (result > 0) {
             p.txSequence = sequence;
             f.pendingLength = 0;

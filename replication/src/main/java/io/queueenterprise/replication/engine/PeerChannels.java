@@ -2,6 +2,7 @@ package io.queueenterprise.replication.engine;
 
 import io.aeron.Aeron;
 import io.aeron.ControlledFragmentAssembler;
+import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.queueenterprise.protocol.transport.EmbeddedTransport;
@@ -23,6 +24,8 @@ final class PeerChannels {
     private final PeerLink[] peers;
     private final PeerResolver resolver;
     private final ControlledFragmentAssembler assembler;
+    /** Per peer position: the publication behind that peer's {@link PeerLink#sink}, kept here to close it. */
+    private final ExclusivePublication[] publications;
     private Aeron aeron;
     private Subscription subscription;
 
@@ -31,6 +34,7 @@ final class PeerChannels {
         this.peers = peers;
         this.resolver = resolver;
         this.assembler = new ControlledFragmentAssembler(inbound);
+        this.publications = new ExclusivePublication[peers.length];
     }
 
     /** The subscription, and a publication to every peer whose name resolved; a port that cannot be bound is thrown. */
@@ -44,7 +48,8 @@ final class PeerChannels {
         }
         for (PeerLink p : peers) {
             if (p != null) {
-                p.publication = null;
+                publications[p.position] = null;
+                p.sink = null;
                 addPublication(p);
             }
         }
@@ -53,8 +58,8 @@ final class PeerChannels {
     /** Closes the publications and the subscription (the client died: they may be closed already). */
     void detach() {
         for (PeerLink p : peers) {
-            if (p != null && p.publication != null) {
-                closeQuietly(p.publication::close);
+            if (p != null && publications[p.position] != null) {
+                closeQuietly(publications[p.position]::close);
             }
         }
         if (subscription != null) {
@@ -70,7 +75,7 @@ final class PeerChannels {
     /** Publications to peers whose host names resolved since. */
     void addMissingPublications() {
         for (PeerLink p : peers) {
-            if (p != null && p.publication == null) {
+            if (p != null && publications[p.position] == null) {
                 addPublication(p);
             }
         }
@@ -89,7 +94,9 @@ final class PeerChannels {
             return;
         }
         try {
-            p.publication = aeron.addExclusivePublication(channel(settings.peers().get(p.position)), STREAM_ID);
+            ExclusivePublication publication = aeron.addExclusivePublication(channel(settings.peers().get(p.position)), STREAM_ID);
+            publications[p.position] = publication;
+            p.sink = publication::offer; // bound once per publication: offering through it allocates nothing
             resolver.connected(p.position);
         } catch (RuntimeException e) { // Aeron's own lookup failed (the name went away again) or the channel is refused
             LOG.warn(settings.nodeId() + ": no channel to peer " + p.id + " yet: " + e.getMessage());

@@ -1,6 +1,5 @@
 package io.queueenterprise.replication.engine;
 
-import io.aeron.ExclusivePublication;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.SessionCrypto;
@@ -14,8 +13,11 @@ final class PeerLink {
     private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
     final int position;
     final String id;
-    /** Replaced when the node restarts its embedded Aeron client and driver. */
-    ExclusivePublication publication;
+    /**
+     * Where frames to this peer go: its Aeron publication ({@link PeerChannels}), replaced when the node restarts its
+     * embedded Aeron client and driver; null while there is no channel to it (its name does not resolve yet).
+     */
+    FrameSink sink;
 
     /**
      * Where the session with this peer stands. A follower initiates (CHALLENGE, then PROOF), its leader responds
@@ -66,10 +68,10 @@ final class PeerLink {
     /** Leader side: this follower's progress per queue. */
     final FollowerQueue[] progress;
 
-    PeerLink(int position, String id, ExclusivePublication publication, int queueCount) {
+    PeerLink(int position, String id, FrameSink sink, int queueCount) {
         this.position = position;
         this.id = id;
-        this.publication = publication;
+        this.sink = sink;
         this.progress = new FollowerQueue[queueCount];
         for (int q = 0; q < queueCount; q++) {
             progress[q] = new FollowerQueue();
