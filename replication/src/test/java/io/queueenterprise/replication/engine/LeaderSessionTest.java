@@ -1,0 +1,312 @@
+package io.queueenterprise.replication.engine;
+
+import io.aeron.Publication;
+import io.queueenterprise.queue.QueueDescriptor;
+import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.AckMode;
+import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.SessionCrypto;
+import io.queueenterprise.replication.wire.DataBody;
+import io.queueenterprise.replication.wire.DescriptorBody;
+import io.queueenterprise.replication.wire.ExcerptPartBody;
+import io.queueenterprise.replication.wire.Frame;
+import io.queueenterprise.replication.wire.FrameEncoder;
+import io.queueenterprise.replication.wire.FrameType;
+import io.queueenterprise.replication.wire.HelloBody;
+import io.queueenterprise.replication.wire.HelloEncoder;
+import io.queueenterprise.replication.wire.RefusalBody;
+import io.queueenterprise.replication.wire.RefusalReason;
+import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A leader's {@link LeaderSession} against one follower whose publication is a {@link RecordingSink}: no media
+ * driver, a real {@link ReplicaStore} in a temporary directory (excerpts appended as a library would). What it sends
+ * is decoded with the production decoders and checked against the session's MAC (the leader's direction) and
+ * sequence.
+ */
+@Tag("unit")
+class LeaderSessionTest {
+    private static final long TERM = 3;
+    private static final long SESSION = 77;
+    private static final int LEADER = 0;
+    private static final int FOLLOWER = 1;
+
+    @TempDir
+    Path data;
+
+    private final PeerCredential credential = PeerCredential.of(new byte[32]);
+    private final byte[] initiatorNonce = filled(1);
+    private final byte[] responderNonce = filled(2);
+    private final RecordingSink sink = new RecordingSink();
+    private final PeerLink follower = new PeerLink(FOLLOWER, "b", sink, 1);
+    private final ExpandableArrayBuffer helloBuffer = new ExpandableArrayBuffer(1024);
+    private final java.util.Map<Long, byte[]> appended = new java.util.HashMap<>();
+    private QueueReplica queue;
+    private ReplicaStore store;
+    private LeaderSession leader;
+
+    @BeforeEach
+    void leading() {
+        queue = new QueueReplica(new EngineSettings.QueueSettings("orders", "FAST_DAILY", EngineSettings.Encryption.NONE,
+                AckMode.ASYNC), 0);
+        Path dir = data.resolve("orders");
+        store = ReplicaStore.open(dir, RollCycleNames.of("FAST_DAILY"));
+        queue.store = store;
+        queue.history = TermHistory.load(dir);
+        queue.checksums = ExcerptChecksums.open(dir);
+        queue.descriptorWatch = new DescriptorWatch(dir);
+        queue.moveTo(QueueReplica.Phase.ACTIVE, "test");
+        queue.history.append(TERM, -1); // as RoleController.leadQueue does for an empty queue
+        queue.selfTail = store.rawTailer();
+        queue.selfTail.toStart();
+        queue.transition(ReplicaState.LEADING, "");
+        follower.sessionId = SESSION;
+        follower.txMac = mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR);
+        follower.moveTo(PeerLink.State.ESTABLISHED, "test");
+        ControlFrames control = new ControlFrames(LEADER, SessionCrypto.handshakeMac(credential), null);
+        leader = new LeaderSession(LEADER, new QueueReplica[] {queue}, new PeerLink[] {null, follower}, new DropCounters(), control);
+        leader.holdDescriptorChecks(true); // the descriptor is offered on HELLO and when the first excerpt shows one
+    }
+
+    @AfterEach
+    void close() {
+        follower.dropSession(); // closes the follower's tailer
+        queue.selfTail.close();
+        queue.checksums.close();
+        store.close();
+        credential.close();
+    }
+
+    @Test
+    void answersHelloWithTheDescriptorThenShipsDataFromTheExcerptAfterTheFollowersLast() throws Exception {
+        byte[] descriptor = "the leader's descriptor".getBytes(StandardCharsets.UTF_8); // not parsed by the leader
+        Files.write(store.path().resolve(QueueDescriptor.FILE_NAME), descriptor);
+        long[] index = append(10, 100);
+
+        leader.onHello(follower, hello("orders", index[3]), TERM);
+        leader.work(System.nanoTime(), TERM);
+
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
+        DescriptorBody d = new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(0)));
+        assertEquals(0, d.queue());
+        assertEquals(index[3], d.resumeAfter(), "resume after the last excerpt the copies share");
+        assertEquals(index[0], d.leaderFirstIndex());
+        assertEquals(1, d.termCount());
+        assertEquals(TERM, d.term(0));
+        assertEquals(-1, d.previousLastIndex(0));
+        assertArrayEquals(descriptor, d.descriptor());
+        assertEquals(Arrays.asList(4L, 5L, 6L, 7L, 8L, 9L), excerptsIn(sink.takenSince(1), index));
+        assertSessionFrames();
+    }
+
+    @Test
+    void aBatchRefusedByBackPressureIsOfferedAgainWithNothingSkippedOrRepeatedAndTheNextSequence() throws Exception {
+        long[] index = append(3, 100);
+        leader.onHello(follower, hello("orders", -1), TERM); // DESCRIPTOR: sequence 1
+        sink.refuse(Publication.BACK_PRESSURED, 1);
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(1, sink.refused().size(), "the batch was offered");
+        assertEquals(1, sink.taken().size(), "and refused");
+        assertTrue(follower.established(), "back-pressure keeps the session");
+
+        // A control frame goes while the batch waits: it takes sequence 2, so the batch must go as 3.
+        leader.onHello(follower, hello("trades", -1), TERM);
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.REFUSAL), sink.types());
+        RefusalBody refusal = new RefusalBody().wrap(RecordingSink.decode(sink.taken().get(1)));
+        assertEquals(RefusalReason.QUEUE_MISMATCH, refusal.reason());
+        assertEquals(0, refusal.queue());
+
+        long[] more = append(2, 100);
+        sink.refuse(Publication.BACK_PRESSURED, 2);
+        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM);
+        for (int i = 0; i < 4; i++) {
+            leader.work(System.nanoTime(), TERM);
+        }
+
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.REFUSAL, FrameType.DATA, FrameType.DATA), sink.types());
+        long[] all = {index[0], index[1], index[2], more[0], more[1]};
+        assertEquals(List.of(0L, 1L, 2L), excerptsIn(sink.takenSince(2).subList(0, 1), all),
+                "the refused batch goes as it was built, before anything read since");
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), excerptsIn(sink.takenSince(2), all), "each excerpt once, in order");
+        assertSessionFrames();
+    }
+
+    @Test
+    void aFollowerNoLongerConnectedLosesItsSession() throws Exception {
+        droppedOn(Publication.NOT_CONNECTED);
+    }
+
+    @Test
+    void aPublicationAtItsMaximumPositionEndsTheSession() throws Exception {
+        droppedOn(Publication.MAX_POSITION_EXCEEDED);
+    }
+
+    private void droppedOn(long result) throws Exception {
+        append(3, 100);
+        leader.onHello(follower, hello("orders", -1), TERM);
+        sink.refuse(result, 1);
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(PeerLink.State.DISCONNECTED, follower.state());
+        assertFalse(follower.progress[0].streaming, "its progress is forgotten: HELLO says where it stands again");
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(List.of(FrameType.DESCRIPTOR), sink.types(), "nothing more is offered without a session");
+    }
+
+    @Test
+    void aDescriptorOwedGoesBeforeAnyMoreDataEvenWhenItsFirstOffersAreLost() throws Exception {
+        leader.onHello(follower, hello("orders", -1), TERM); // the queue has no descriptor yet
+        assertNull(new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(0))).descriptor());
+
+        // The library creates the descriptor, then appends: the follower must get the descriptor first.
+        byte[] descriptor = "created by the first writer".getBytes(StandardCharsets.UTF_8);
+        Files.write(store.path().resolve(QueueDescriptor.FILE_NAME), descriptor);
+        long[] index = append(2, 100);
+        sink.refuse(Publication.NOT_CONNECTED, 2); // both offers of the DESCRIPTOR in this cycle are lost
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(2, sink.refused().size());
+        assertEquals(List.of(FrameType.DESCRIPTOR), sink.types(), "no DATA while the descriptor is owed");
+
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
+        DescriptorBody d = new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(1)));
+        assertArrayEquals(descriptor, d.descriptor());
+        assertEquals(index[1], d.resumeAfter(), "mid-stream: at or past everything sent, so the follower truncates nothing");
+        assertEquals(List.of(0L, 1L), excerptsIn(sink.takenSince(2), index));
+        assertSessionFrames(false); // the lost DESCRIPTORs kept sequences 2 and 3: the one taken is 4, the DATA 5
+        assertEquals(List.of(1L, 4L, 5L), sequences());
+    }
+
+    @Test
+    void anExcerptTooLargeForABatchGoesInExcerptPartsBetweenTheBatches() throws Exception {
+        long[] small = append(1, 100);
+        byte[] large = new byte[3 * ReplicationAgent.MAX_BATCH_BYTES + 100];
+        for (int i = 0; i < large.length; i++) {
+            large[i] = (byte) (i * 31);
+        }
+        long largeIndex = store.append(large, 0, large.length);
+        long[] after = append(1, 100);
+        leader.onHello(follower, hello("orders", -1), TERM);
+        for (int i = 0; i < 10; i++) {
+            leader.work(System.nanoTime(), TERM);
+        }
+
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DATA, FrameType.EXCERPT_PART, FrameType.EXCERPT_PART,
+                FrameType.EXCERPT_PART, FrameType.EXCERPT_PART, FrameType.DATA), sink.types());
+        assertEquals(List.of(0L), excerptsIn(sink.takenSince(1).subList(0, 1), small));
+        ByteArrayOutputStream assembled = new ByteArrayOutputStream();
+        List<Frame> parts = sink.takenSince(2).subList(0, 4);
+        for (int i = 0; i < parts.size(); i++) {
+            ExcerptPartBody part = new ExcerptPartBody().wrap(parts.get(i));
+            assertEquals(largeIndex, part.index());
+            assertEquals(large.length, part.totalLength());
+            assertEquals(assembled.size(), part.partOffset(), "pieces in order, none skipped");
+            assertTrue(part.bytesLength() <= ReplicationAgent.MAX_BATCH_BYTES);
+            assertEquals(i == parts.size() - 1, part.isLast());
+            byte[] piece = new byte[part.bytesLength()];
+            part.buffer().getBytes(part.bytesOffset(), piece);
+            assembled.writeBytes(piece);
+        }
+        assertArrayEquals(large, assembled.toByteArray());
+        assertEquals(List.of(0L), excerptsIn(sink.takenSince(6), after));
+        assertSessionFrames();
+    }
+
+    /** Appends {@code count} excerpts of {@code length} bytes, each filled with its own number, as a library would. */
+    private long[] append(int count, int length) {
+        long[] indexes = new long[count];
+        for (int n = 0; n < count; n++) {
+            byte[] bytes = new byte[length];
+            Arrays.fill(bytes, (byte) appended.size());
+            indexes[n] = store.append(bytes, 0, length);
+            appended.put(indexes[n], bytes);
+        }
+        return indexes;
+    }
+
+    /**
+     * The excerpts of the DATA frames, as positions in {@code indexes}, each checked to hold the bytes appended there.
+     */
+    private List<Long> excerptsIn(List<Frame> frames, long[] indexes) throws Exception {
+        List<Long> positions = new ArrayList<>();
+        for (Frame f : frames) {
+            if (f.type() != FrameType.DATA) {
+                continue;
+            }
+            DataBody data = new DataBody().wrap(f);
+            assertEquals(0, data.queue());
+            while (data.next()) {
+                int n = -1;
+                for (int i = 0; i < indexes.length; i++) {
+                    if (indexes[i] == data.index()) {
+                        n = i;
+                    }
+                }
+                assertTrue(n >= 0, "an excerpt appended here: 0x" + Long.toHexString(data.index()));
+                byte[] bytes = new byte[data.excerptLength()];
+                data.buffer().getBytes(data.excerptOffset(), bytes);
+                assertArrayEquals(appended.get(data.index()), bytes, "the bytes appended at that index");
+                positions.add((long) n);
+            }
+        }
+        return positions;
+    }
+
+    /** The follower's HELLO for one queue: its last index, and (if it holds any) that it followed this term from the start. */
+    private HelloBody hello(String queueName, long lastIndex) throws Exception {
+        FrameEncoder out = new FrameEncoder().begin(helloBuffer, 0, FrameType.HELLO, FOLLOWER, TERM, SESSION, 1);
+        HelloEncoder hello = new HelloEncoder().begin(out, 1).queue(queueName, lastIndex, lastIndex < 0 ? 0 : 1);
+        if (lastIndex >= 0) {
+            hello.term(TERM, -1);
+        }
+        int length = out.finish();
+        return new HelloBody().wrap(new Frame().wrap(helloBuffer, 0, length));
+    }
+
+    private SessionCrypto.FrameMac mac(SessionCrypto.Direction direction) {
+        return SessionCrypto.sessionMac(credential, direction, SESSION, FOLLOWER, LEADER, initiatorNonce, responderNonce);
+    }
+
+    /** Every frame taken: this session's, MACed in the leader's direction, sequences 1, 2, 3... */
+    private void assertSessionFrames() throws Exception {
+        assertSessionFrames(true);
+    }
+
+    private void assertSessionFrames(boolean consecutive) throws Exception {
+        sink.assertSessionFrames(LEADER, TERM, SESSION, mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR),
+                mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER), consecutive);
+    }
+
+    private List<Long> sequences() throws Exception {
+        List<Long> sequences = new ArrayList<>();
+        for (Frame f : sink.takenSince(0)) {
+            sequences.add(f.sequence());
+        }
+        return sequences;
+    }
+
+    private static byte[] filled(int value) {
+        byte[] bytes = new byte[32];
+        Arrays.fill(bytes, (byte) value);
+        return bytes;
+    }
+}
