@@ -87,7 +87,13 @@ final class RemoteAppender implements QueueAppender {
         int envelopeLength = sealer.sealUnbound(frame, ClientProtocol.APPEND_ENVELOPE, plaintextLength);
         long epoch = Envelope.epoch(frame, ClientProtocol.APPEND_ENVELOPE);
         int sequence = Envelope.sequence(frame, ClientProtocol.APPEND_ENVELOPE);
-        lastIndex = queue.append(epoch, sequence, envelopeLength);
+        try {
+            lastIndex = queue.append(epoch, sequence, envelopeLength);
+        } catch (RuntimeException e) {
+            // the sequence is spent and may be missing from the queue; a node takes only an epoch's next sequence
+            sealer.newEpoch();
+            throw e;
+        }
         return lastIndex;
     }
 
