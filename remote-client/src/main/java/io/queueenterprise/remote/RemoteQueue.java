@@ -32,7 +32,10 @@ import io.queueenterprise.protocol.client.MalformedClientFrameException;
 import io.queueenterprise.protocol.client.ProofEncoder;
 import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.protocol.client.TailMode;
+import io.queueenterprise.protocol.client.WriteTag;
 import io.queueenterprise.protocol.client.WriterClaim;
+import io.queueenterprise.crypto.WriteKeys;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
@@ -114,6 +117,8 @@ public final class RemoteQueue implements AutoCloseable {
     /** CLAIM frames (apart from {@link #tx}, which holds the sealed envelope while a write is under way). */
     final ExpandableArrayBuffer claimTx = new ExpandableArrayBuffer(256);
     private WriterClaim writerClaim;
+    /** Write tags by key version, derived from the master keys as envelopes name them. */
+    private final Int2ObjectHashMap<WriteTag> writeTags = new Int2ObjectHashMap<>();
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(4096);
     /** The APPEND frame: the appender seals straight into it; kept intact across reconnects for the retry. */
     final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
@@ -231,6 +236,16 @@ public final class RemoteQueue implements AutoCloseable {
     private long newWriterClaim() {
         writerClaim = WriterClaim.generate();
         return writerClaim.epoch();
+    }
+
+    /** The write tag of key version {@code keyId} ({@link WriteKeys}: derived from that master key and the queue name). */
+    WriteTag writeTag(int keyId) {
+        WriteTag tag = writeTags.get(keyId);
+        if (tag == null) {
+            tag = new WriteTag(WriteKeys.derive(keyRing.key(keyId), queueName));
+            writeTags.put(keyId, tag);
+        }
+        return tag;
     }
 
     /** The claim of the epoch the appender seals under now, or null before the first. */
@@ -686,6 +701,8 @@ public final class RemoteQueue implements AutoCloseable {
         disconnect();
         transport.close();
         credential.close();
+        writeTags.values().forEach(WriteTag::destroy);
+        writeTags.clear();
     }
 
     // ------------------------------------------------------------------------------------------------ setup helpers

@@ -43,6 +43,8 @@ final class RawClient implements AutoCloseable {
     long txSequence;
     final byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
     final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+    /** The write tag APPENDs carry; null: sixteen zero bytes (a client without the key). */
+    io.queueenterprise.protocol.client.WriteTag writeTag;
     /** The CONNECT this client sent, as it crossed the wire (for replay attacks). */
     byte[] connectFrame;
     private final Path dir;
@@ -116,6 +118,11 @@ final class RawClient implements AutoCloseable {
     /** Builds an APPEND of {@code envelope} at a chosen frame sequence, signed with the session key; returns its bytes. */
     byte[] append(long frameSequence, int queue, long epoch, int writerSequence, byte[] envelope) {
         out.putBytes(ClientProtocol.APPEND_ENVELOPE, envelope);
+        byte[] tag = new byte[io.queueenterprise.protocol.client.WriteTag.LENGTH];
+        if (writeTag != null) {
+            writeTag.sign(envelope, 0, envelope.length, tag, 0);
+        }
+        out.putBytes(ClientProtocol.APPEND_WRITE_TAG, tag);
         int length = new AppendEncoder().wrap(out, 0).encodeAround(connection, frameSequence, queue, 0, epoch, writerSequence,
                 envelope.length);
         sessionMac.sign(out, 0, length);

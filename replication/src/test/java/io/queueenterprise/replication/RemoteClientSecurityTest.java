@@ -11,7 +11,9 @@ import io.queueenterprise.protocol.client.AppendAckDecoder;
 import io.queueenterprise.protocol.client.ClientProtocol;
 import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.WriteTag;
 import io.queueenterprise.protocol.client.WriterClaim;
+import io.queueenterprise.crypto.WriteKeys;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.remote.RemoteQueue;
@@ -77,6 +79,7 @@ class RemoteClientSecurityTest {
             try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
                 client.connect(QUEUE);
                 client.claim(claim);
+                client.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
                 long[] index = new long[3];
                 byte[][] frames = new byte[3][];
                 for (int i = 0; i < 3; i++) {

@@ -15,7 +15,10 @@ import io.queueenterprise.protocol.client.TailDataDecoder;
 import io.queueenterprise.protocol.client.TailFrom;
 import io.queueenterprise.protocol.client.TailMode;
 import io.queueenterprise.protocol.client.TailOpenEncoder;
+import io.queueenterprise.protocol.client.WriteTag;
 import io.queueenterprise.protocol.client.WriterClaim;
+import io.queueenterprise.crypto.MasterKey;
+import io.queueenterprise.crypto.WriteKeys;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.remote.RemoteQueue;
@@ -39,8 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 19, section 2, performed against a real node: a holder of the client credential and no data key tails the
  * queue to learn a writer's epoch and appends garbage under it with sequence 0xFFFFFFF0 (it was replicated and
- * poisoned the queue for every reader before); a writer's sequence jumps; a captured CONNECT is replayed against the
- * live session. Each is refused with a typed reason, or dropped and counted, and the real writer and every reader
+ * poisoned the queue for every reader before), then does so holding the key too; a credential-only client appends
+ * under its own epoch; a writer's sequence jumps; a captured CONNECT is replayed against the live session; a key
+ * rotation before and after the nodes have the new version's write key. Each is refused with a typed reason, or dropped and counted, and the real writer and every reader
  * carry on.
  */
 @org.junit.jupiter.api.Tag("integration")
@@ -105,13 +109,25 @@ class RemoteWriterOwnershipTest {
                 java.nio.ByteBuffer.wrap(garbage).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(Envelope.SEQUENCE_OFFSET, poison);
                 attacker.send(attacker.append(++attacker.txSequence, 0, epoch, poison, garbage));
                 RefusedDecoder refused = awaitRefusal(attacker);
+                assertEquals(ClientRefusal.WRITE_UNAUTHORISED, refused.reason(), refused.message());
+
+                // even a client that holds the master key (its write tag verifies) cannot write under another
+                // session's epoch: not the poison, nor the writer's next sequence (which would have taken the real
+                // writer's next write's place, answered to it as a retry)
+                attacker.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
+                attacker.send(attacker.append(++attacker.txSequence, 0, epoch, poison, garbage));
+                refused = awaitRefusal(attacker);
+                assertEquals(ClientRefusal.NOT_WRITER, refused.reason(), refused.message());
+                java.nio.ByteBuffer.wrap(garbage).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(Envelope.SEQUENCE_OFFSET, 10);
+                attacker.send(attacker.append(++attacker.txSequence, 0, epoch, 10, garbage));
+                refused = awaitRefusal(attacker);
                 assertEquals(ClientRefusal.NOT_WRITER, refused.reason(), refused.message());
 
                 // it claims the epoch with a key of its own: the epoch does not commit to that key
                 WriterClaim own = WriterClaim.generate();
                 attacker.claim(epoch, own.publicKey(), own.sign(attacker.connection, attacker.clientNonce, attacker.nodeNonce));
                 assertTrue(TestCluster.await(Duration.ofSeconds(5), () -> gateway.drops(ClientDrop.BAD_CLAIM) == 1));
-                attacker.send(attacker.append(++attacker.txSequence, 0, epoch, poison, garbage));
+                attacker.send(attacker.append(++attacker.txSequence, 0, epoch, 10, garbage));
                 refused = awaitRefusal(attacker);
                 assertEquals(ClientRefusal.NOT_WRITER, refused.reason(), refused.message());
                 assertEquals(appendedBefore, gateway.appended(), "nothing appended by the attack");
@@ -152,6 +168,7 @@ class RemoteWriterOwnershipTest {
             try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
                 client.connect(QUEUE);
                 client.claim(claim);
+                client.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
                 for (int i = 0; i < 2; i++) {
                     client.send(client.append(++client.txSequence, 0, epoch, i, envelopes[i]));
                     client.expect(AppendAckDecoder.class);
@@ -177,6 +194,74 @@ class RemoteWriterOwnershipTest {
                 assertEquals(appendedBefore + 1, gateway.appended());
             }
             assertEquals(1 + 3, RemoteClientTest.readAll(queueDir, ring).size());
+        }
+    }
+
+    @Test
+    void aClientWithoutTheMasterKeyCannotAppendEvenUnderItsOwnEpochAndARotatedKeyWritesOnceItsWriteKeyIsStaged()
+            throws Exception {
+        TestCluster cluster = cluster();
+        KeyRing ring = RemoteClientTest.newRing();
+        try (ReplicationNode node = ReplicationNode.start(cluster.config(0))) {
+            node.promote(1);
+            Path queueDir = cluster.queueDirectory(0, QUEUE);
+            RemoteClientTest.initialise(queueDir, ring, false);
+            ClientGateway gateway = node.clientGateway();
+            QueueIdentity identity = new QueueIdentity(QUEUE, QueueDescriptor.read(queueDir).incarnationId());
+            byte[] otherMaster = new byte[32];
+            new java.security.SecureRandom().nextBytes(otherMaster);
+            KeyRing rotated = ring.rotateTo(MasterKey.of(2, otherMaster));
+            try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
+                client.connect(QUEUE);
+                WriterClaim claim = WriterClaim.generate();
+                client.claim(claim);
+                // a credential-only client: its own epoch, properly claimed, an envelope of the right shape, no key
+                byte[] env = new byte[Envelope.sealedLength(MODE, 8)];
+                java.nio.ByteBuffer.wrap(env).order(java.nio.ByteOrder.LITTLE_ENDIAN).put(0, (byte) Envelope.VERSION)
+                        .put(1, (byte) MODE.wireCode()).putShort(2, (short) 1).putInt(4, 0).putLong(8, claim.epoch());
+                client.send(client.append(++client.txSequence, 0, claim.epoch(), 0, env));
+                RefusedDecoder refused = client.expect(RefusedDecoder.class);
+                assertEquals(ClientRefusal.WRITE_UNAUTHORISED, refused.reason(), refused.message());
+                // a tag under a key it made up
+                client.writeTag = new WriteTag(new byte[WriteKeys.LENGTH]);
+                client.send(client.append(++client.txSequence, 0, claim.epoch(), 0, env));
+                refused = client.expect(RefusedDecoder.class);
+                assertEquals(ClientRefusal.WRITE_UNAUTHORISED, refused.reason(), refused.message());
+                assertEquals(0, gateway.appended(), "nothing appended without the key");
+
+                // rotation: envelopes sealed under key 2, tagged with key 2's write key; the node has only version 1's
+                ExcerptSealer sealer = new ExcerptSealer(identity, () -> rotated, MODE, CryptoEngine.JCE,
+                        WriterEpochs.of(claim::epoch));
+                byte[] text = "after rotation".getBytes(StandardCharsets.US_ASCII);
+                byte[] sealed = new byte[Envelope.sealedLength(MODE, text.length)];
+                System.arraycopy(text, 0, sealed, Envelope.PAYLOAD_OFFSET, text.length);
+                sealer.sealUnbound(sealed, 0, text.length);
+                assertEquals(2, Envelope.keyId(sealed, 0));
+                client.writeTag = new WriteTag(WriteKeys.derive(rotated.key(2), QUEUE));
+                client.send(client.append(++client.txSequence, 0, claim.epoch(), 0, sealed));
+                refused = client.expect(RefusedDecoder.class);
+                assertEquals(ClientRefusal.WRITE_UNAUTHORISED, refused.reason(), refused.message());
+                assertTrue(refused.message().contains("key version 2"), refused.message());
+                // the operator stages version 2's write key; after the node's one-second look-again the write goes in
+                TestCluster.authoriseWriters(queueDir, QUEUE, rotated);
+                AppendAckDecoder ack = null;
+                for (int attempt = 0; attempt < 50 && ack == null; attempt++) {
+                    client.send(client.append(++client.txSequence, 0, claim.epoch(), 0, sealed));
+                    ClientFrameDecoder answer = client.next(5_000);
+                    if (answer instanceof AppendAckDecoder a) {
+                        ack = a;
+                    } else if (answer instanceof RefusedDecoder r && r.reason() == ClientRefusal.WRITE_UNAUTHORISED) {
+                        Thread.sleep(100); // the node looks for a missing version again after a second
+                    } else {
+                        throw new AssertionError("unexpected answer " + (answer == null ? "none" : answer.type()));
+                    }
+                }
+                assertNotNull(ack, "the staged write key was picked up");
+                assertEquals(0, ack.writerSequence());
+            }
+            List<String> all = RemoteClientTest.readAll(queueDir, rotated);
+            assertEquals(2, all.size(), all.toString());
+            assertTrue(all.get(1).endsWith("=after rotation"), all.toString());
         }
     }
 

@@ -24,6 +24,7 @@ import io.queueenterprise.protocol.client.ConnectDecoder;
 import io.queueenterprise.protocol.client.ConnectedEncoder;
 import io.queueenterprise.protocol.client.MalformedClientFrameException;
 import io.queueenterprise.protocol.client.RefusedEncoder;
+import io.queueenterprise.protocol.client.WriteTag;
 import io.queueenterprise.protocol.client.WriterClaim;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.queue.StorageFullException;
@@ -53,7 +54,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Writers: an APPEND is taken only under the writer epoch its connection claimed ({@link WriterClaim}: the epoch
  * commits to a key only its writer session holds), and only with exactly the next writer sequence of that epoch (the
  * last one again is a retry, answered with its index). A CONNECT for a connection id the node already serves is
- * dropped: a replayed CONNECT cannot reset a live session.
+ * dropped: a replayed CONNECT cannot reset a live session. And only from a client that holds the queue's master key:
+ * the APPEND's write tag ({@link WriteTag}) must verify under the node's write key for the envelope's key version, a
+ * key derived one way from the master key ({@link WriteKeyFiles}), from which nothing decrypts or forges an envelope.
  */
 public final class ClientGateway {
     private static final System.Logger LOG = System.getLogger(ClientGateway.class.getName());
@@ -76,6 +79,7 @@ public final class ClientGateway {
     private final NodeConfig config;
     private final ClientCredential credential;
     private final ClientFrameMac handshakeMac;
+    private final WriteKeyFiles writeKeys;
     private final SecureRandom random = new SecureRandom();
     private final AtomicLongArray drops = new AtomicLongArray(ClientDrop.values().length);
     private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
@@ -109,6 +113,7 @@ public final class ClientGateway {
         this.config = config;
         this.credential = credential;
         this.handshakeMac = credential.handshakeMac();
+        this.writeKeys = new WriteKeyFiles(config.writeKeyDirectory());
     }
 
     /** Called once the engine's Aeron client is up (duty-cycle thread). */
@@ -160,6 +165,7 @@ public final class ClientGateway {
         if (subscription != null) {
             subscription.close();
         }
+        writeKeys.close();
     }
 
     public long drops(ClientDrop reason) {
@@ -430,6 +436,18 @@ public final class ClientGateway {
         String shape = envelopeProblem(node.spec(q), envelopeHeader, length, epoch, sequence);
         if (shape != null) {
             refuse(s, s.mac, ClientRefusal.MALFORMED_ENVELOPE, epoch, sequence, shape);
+            return;
+        }
+        // The client proves it holds the queue's master key: a tag under the write key of the envelope's key version.
+        WriteTag writeTag = writeKeys.find(s.queueName, Envelope.keyId(envelopeHeader, 0), nowNanos);
+        if (writeTag == null) {
+            refuse(s, s.mac, ClientRefusal.WRITE_UNAUTHORISED, epoch, sequence, writeKeys.problem());
+            return;
+        }
+        if (!writeTag.verify(bytes, at, length, frame.writeTagOffset())) {
+            refuse(s, s.mac, ClientRefusal.WRITE_UNAUTHORISED, epoch, sequence, "the APPEND's write tag does not verify"
+                    + " under queue '" + s.queueName + "' key version " + Envelope.keyId(envelopeHeader, 0)
+                    + ": the client does not hold the queue's master key");
             return;
         }
         if (!s.claimed || s.claimedEpoch != epoch) {
