@@ -5,6 +5,7 @@ import io.queueenterprise.protocol.client.AppendOutcomeDecoder;
 import io.queueenterprise.protocol.client.ClientFrameType;
 import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.WriterClaim;
 
 import java.net.InetSocketAddress;
 
@@ -138,7 +139,8 @@ final class AppendMachine {
             throw ackTimeout(null);
         }
         RemoteQueue.Connection c = queue.connection();
-        if (c != null && (!c.leads || now - c.lastHeardNanos > IDLE_RECONNECT_NANOS)) {
+        boolean claimsSpent = c != null && !(c.claimed && c.claimedEpoch == epoch) && c.claims >= WriterClaim.MAX_PER_CONNECTION;
+        if (c != null && (!c.leads || now - c.lastHeardNanos > IDLE_RECONNECT_NANOS || claimsSpent)) {
             queue.disconnect();
         }
         if (queue.connection() == null) {
@@ -172,6 +174,7 @@ final class AppendMachine {
         if (result > 0) {
             c.claimedEpoch = epoch;
             c.claimed = true;
+            c.claims++;
             transition(State.SENDING);
             return 1;
         }

@@ -150,6 +150,8 @@ public final class RemoteQueue implements AutoCloseable {
         /** The writer epoch this connection claimed, when {@link #claimed} (a new connection claims again). */
         long claimedEpoch;
         boolean claimed;
+        /** CLAIMs sent on this connection (a node verifies {@link WriterClaim#MAX_PER_CONNECTION}). */
+        int claims;
         long txSequence;
         long rxSequence;
         long term;

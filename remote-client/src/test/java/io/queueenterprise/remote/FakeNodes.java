@@ -82,6 +82,7 @@ final class FakeNodes implements ClientTransport {
         long txSequence;
         /** The epoch this connection's CLAIM proved, or 0 (a random epoch always has its top bit set). */
         long claimedEpoch;
+        int claims;
     }
 
     private final Map<String, Node> nodes = new LinkedHashMap<>();
@@ -271,6 +272,9 @@ final class FakeNodes implements ClientTransport {
         if (s == null || s.mac == null || !s.mac.verify(claim) || !io.queueenterprise.protocol.client.WriterClaim.verify(publicKey,
                 signature, claim.epoch(), claim.connection(), s.clientNonce, s.nodeNonce)) {
             throw new AssertionError("CLAIM does not verify");
+        }
+        if (++s.claims > io.queueenterprise.protocol.client.WriterClaim.MAX_PER_CONNECTION) {
+            return; // as a node: dropped beyond the limit
         }
         s.claimedEpoch = claim.epoch();
     }

@@ -32,6 +32,11 @@ import java.util.Arrays;
 public final class WriterClaim {
     public static final int PUBLIC_KEY_LENGTH = 32;
     public static final int SIGNATURE_LENGTH = 64;
+    /**
+     * Claims a node verifies on one connection (each an Ed25519 verification on its duty cycle); beyond, it drops them.
+     * A client that would claim more (a new epoch after each of many failed writes) connects anew instead.
+     */
+    public static final int MAX_PER_CONNECTION = 8;
     private static final byte[] EPOCH_LABEL = "queue-enterprise/writer-epoch/v1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CLAIM_LABEL = "queue-enterprise/writer-claim/v1".getBytes(StandardCharsets.US_ASCII);
     /** The DER prefix of an X.509 SubjectPublicKeyInfo of an Ed25519 key, before its 32 raw bytes (RFC 8410). */

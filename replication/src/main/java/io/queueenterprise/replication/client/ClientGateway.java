@@ -61,8 +61,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class ClientGateway {
     private static final System.Logger LOG = System.getLogger(ClientGateway.class.getName());
     public static final int STREAM_ID = 0x5143; // "QC"
-    /** Writer claims a connection may have verified (each costs an Ed25519 verification); beyond, CLAIMs are dropped. */
-    static final int MAX_CLAIMS_PER_SESSION = 8;
     /** Client connections served at once; a CONNECT beyond is refused TOO_MANY_CLIENTS. */
     public static final int MAX_SESSIONS = 256;
     /** The largest envelope taken from a client (the client's publication term length bounds it too). */
@@ -381,7 +379,7 @@ public final class ClientGateway {
 
     /** CLAIM: this connection writes under the epoch whose key signed this connection's id and nonces. */
     private void onClaim(Session s) {
-        if (s.queue < 0 || s.claims >= MAX_CLAIMS_PER_SESSION) {
+        if (s.queue < 0 || s.claims >= WriterClaim.MAX_PER_CONNECTION) {
             drop(ClientDrop.UNEXPECTED);
             return;
         }
