@@ -176,12 +176,11 @@ final class LocalCluster implements AutoCloseable {
      * {@code keyDirectory} (derived one way from each; the nodes still hold no data key).
      */
     void authoriseWriters(String queue, Path keyDirectory) throws IOException {
-        Path folder = Files.createDirectories(writeKeyDirectory().resolve(queue));
-        Files.setPosixFilePermissions(writeKeyDirectory(), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Path folder = Files.createDirectories(writeKeyDirectory());
         Files.setPosixFilePermissions(folder, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         io.queueenterprise.crypto.KeyRing ring = io.queueenterprise.crypto.KeyRingSource.read(keyDirectory);
         for (int id : ring.keyIds()) {
-            Path file = folder.resolve(id + ".key");
+            Path file = folder.resolve(queue + "." + id + ".key");
             Files.deleteIfExists(file);
             byte[] key = io.queueenterprise.crypto.WriteKeys.derive(ring.key(id), queue);
             writeOwnerOnly(file, HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII));

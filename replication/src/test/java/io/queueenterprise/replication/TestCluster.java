@@ -111,10 +111,9 @@ final class TestCluster {
             return;
         }
         try {
-            Path folder = Files.createDirectories(directory.resolve(queue));
             for (int id : ring.keyIds()) {
                 byte[] key = io.queueenterprise.crypto.WriteKeys.derive(ring.key(id), queue);
-                Files.writeString(folder.resolve(id + ".key"), java.util.HexFormat.of().formatHex(key));
+                Files.writeString(directory.resolve(queue + "." + id + ".key"), java.util.HexFormat.of().formatHex(key));
                 java.util.Arrays.fill(key, (byte) 0);
             }
         } catch (IOException e) {

@@ -106,8 +106,8 @@ public final class RemoteAppendSubject implements Subject {
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
         // the nodes' write key (derived one way from the master key): remote APPENDs must carry a tag under it
         writeKeyDirectory = root.resolve("write-keys");
-        Files.createDirectories(writeKeyDirectory.resolve(QUEUE));
-        writeOwnerOnly(writeKeyDirectory.resolve(QUEUE).resolve("1.key"), io.queueenterprise.crypto.WriteKeys.derive(ring.key(1), QUEUE));
+        Files.createDirectories(writeKeyDirectory);
+        writeOwnerOnly(writeKeyDirectory.resolve(QUEUE + ".1.key"), io.queueenterprise.crypto.WriteKeys.derive(ring.key(1), QUEUE));
         this.leaderQueueDir = root.resolve("replica-0").resolve(QUEUE);
         this.followerQueueDir = root.resolve("replica-1").resolve(QUEUE);
         ReplicationNode startedLeader = ReplicationNode.start(nodeConfig(root, "replica-0", credential, queue));

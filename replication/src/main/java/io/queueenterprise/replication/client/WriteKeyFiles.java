@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * The node's write-authorisation keys ({@link WriteKeys}), one per queue and key version, read from
- * {@code <directory>/<queue>/<key id>.key} when an APPEND first names the version (so a key staged for a rotation
+ * {@code <directory>/<queue>.<key id>.key} (flat, so that one Kubernetes Secret can hold them all; a key id has no
+ * dot, so the name is unambiguous) when an APPEND first names the version (so a key staged for a rotation
  * is picked up without a restart) and kept. A version with no file is looked for again at most once a second per
  * queue, so APPENDs naming unknown versions cannot turn the duty cycle into a file reader. Duty-cycle thread only.
  */
@@ -48,7 +49,7 @@ final class WriteKeyFiles {
             problem = "this node holds no write key for queue '" + queue + "' key version " + keyId;
             return null;
         }
-        Path file = directory.resolve(queue).resolve(keyId + ".key");
+        Path file = directory.resolve(fileName(queue, keyId));
         try {
             if (!Files.isRegularFile(file)) {
                 throw new IllegalStateException("no file " + file);
@@ -69,6 +70,11 @@ final class WriteKeyFiles {
         }
         byQueue.computeIfAbsent(queue, q -> new Int2ObjectHashMap<>()).put(keyId, tag);
         return tag;
+    }
+
+    /** The file name of {@code queue}'s write key of version {@code keyId}: {@code <queue>.<keyId>.key}. */
+    static String fileName(String queue, int keyId) {
+        return queue + "." + keyId + ".key";
     }
 
     String problem() {

@@ -28,7 +28,7 @@ import java.util.Optional;
  * @param clientCredentialFile the per-cluster client credential (a Secret apart from data keys and the peer
  *                           credential) remote clients prove at connect; null: this node serves no remote clients
  * @param writeKeyDirectory  the queues' write-authorisation keys (derived one way from the master keys, no data key):
- *                           {@code <writeKeyDirectory>/<queue>/<key id>.key}, 32 bytes (hex, base64 or raw) each, read
+ *                           {@code <writeKeyDirectory>/<queue>.<key id>.key} (flat: one Secret holds them), 32 bytes (hex, base64 or raw) each, read
  *                           when an APPEND first names the key id; a remote APPEND whose write tag does not verify under
  *                           one is refused. Null: this node takes no remote APPEND (tails are served)
  */
