@@ -64,13 +64,18 @@ class RemoteWriterOwnershipTest {
 
     @Test
     void aCredentialOnlyClientThatLearnsAWritersEpochByTailingCannotAppendUnderIt() throws Exception {
-        TestCluster cluster = cluster();
+        NodeConfig.QueueSpec spec = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
+                AckMode.QUORUM, Duration.ofSeconds(10), NodeConfig.Retention.unbounded());
+        TestCluster cluster = new TestCluster(tmp, 3, List.of(spec)).serveClients();
         KeyRing ring = RemoteClientTest.newRing();
-        try (ReplicationNode node = ReplicationNode.start(cluster.config(0))) {
-            node.promote(1);
+        ReplicationNode[] nodes = cluster.startNodes();
+        try {
+            nodes[0].promote(1);
+            nodes[1].follow("replica-0", 1);
+            nodes[2].follow("replica-0", 1);
             Path queueDir = cluster.queueDirectory(0, QUEUE);
-            RemoteClientTest.initialise(queueDir, ring, false);
-            ClientGateway gateway = node.clientGateway();
+            RemoteClientTest.initialise(queueDir, ring, true);
+            ClientGateway gateway = nodes[0].clientGateway();
             try (RemoteQueue remote = RemoteQueue.builder(cluster.clientAddresses()).queue(QUEUE)
                     .clientCredential(cluster.clientCredential).keyRing(ring).build();
                  QueueAppender writer = remote.createAppender();
@@ -137,9 +142,19 @@ class RemoteWriterOwnershipTest {
                     writer.write(("real " + i).getBytes(StandardCharsets.UTF_8));
                 }
             }
-            List<String> all = RemoteClientTest.readAll(queueDir, ring);
-            assertEquals(1 + 20, all.size(), "every excerpt opens with the key: " + all);
-            assertTrue(all.get(20).endsWith("=real 19"), all.get(20));
+            // on every replica: every excerpt opens with the key, the writer's 20 in order
+            for (int replica = 0; replica < 3; replica++) {
+                Path dir = cluster.queueDirectory(replica, QUEUE);
+                assertTrue(TestCluster.await(Duration.ofSeconds(20), () -> QueueContents.read(dir).size() == 21),
+                        "replica " + replica + " holds every excerpt");
+                List<String> all = RemoteClientTest.readAll(dir, ring);
+                assertEquals(1 + 20, all.size(), "replica " + replica + ": " + all);
+                for (int i = 0; i < 20; i++) {
+                    assertTrue(all.get(1 + i).endsWith("=real " + i), "replica " + replica + ": " + all);
+                }
+            }
+        } finally {
+            TestCluster.closeAll(nodes);
         }
     }
 
