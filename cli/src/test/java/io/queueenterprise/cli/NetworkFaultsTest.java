@@ -2,6 +2,9 @@ package io.queueenterprise.cli;
 
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
+import io.queueenterprise.replication.history.LinearizabilityChecker;
+import io.queueenterprise.replication.history.OperationHistory;
+import net.openhft.chronicle.queue.RollCycles;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * while the leader takes quorum writes (from this process, into the leader's queue directory); after each fault is
  * healed every replica converges to the same excerpts at the same indexes (per-index digests), holding every
  * acknowledged message. The last round also kills a follower with SIGKILL and restarts it in its namespace.
- * Bounded: six rounds, 60 quorum writes each, at most 90 s to converge after each.
+ * Bounded: six rounds, 60 quorum writes each, at most 90 s to converge after each. Every write's call and return and
+ * each replica's final contents are recorded and judged by the independent linearizability checker as well
+ * (docs/testing.md "Linearizability checking").
  */
 @org.junit.jupiter.api.Tag("process")
 @org.junit.jupiter.api.Tag("netns")
@@ -46,6 +51,7 @@ class NetworkFaultsTest {
         long seed = Long.getLong("qe.faults.seed", System.nanoTime());
         System.out.println("NetworkFaultsTest seed " + seed + " (-Dqe.faults.seed=" + seed + " repeats the switch's draws)");
         List<String> acknowledged = new ArrayList<>();
+        OperationHistory history = new OperationHistory();
         try (NetworkLab lab = NetworkLab.create(3, seed);
              LocalCluster cluster = new LocalCluster(tmp.resolve("cluster"), List.of(lab.address(0), lab.address(1), lab.address(2)),
                      false, List.of(new LocalCluster.Queue(QUEUE, "FAST_DAILY", "NONE", "QUORUM", "30s")), "SLEEPING", lab::start)) {
@@ -73,7 +79,7 @@ class NetworkFaultsTest {
                         apply(lab, fault[f]);
                     }
                 }
-                write(cluster.queueDirectory(0, QUEUE), fault[0], acknowledged);
+                write(cluster.queueDirectory(0, QUEUE), fault[0], acknowledged, history);
                 lab.heal();
                 for (int f = 1; f < fault.length; f++) {
                     if (fault[f].startsWith("kill ")) {
@@ -92,6 +98,13 @@ class NetworkFaultsTest {
         }
         List<String> held = NodeProcessesTest.readAll(tmp.resolve("cluster/replica-2/data").resolve(QUEUE));
         assertEquals(acknowledged, held, "every acknowledged message, in order, on a follower");
+        for (int i = 0; i < 3; i++) {
+            history.readReplica(QUEUE, "replica-" + i, tmp.resolve("cluster/replica-" + i + "/data").resolve(QUEUE), RollCycles.FAST_DAILY);
+        }
+        Path historyFile = history.write(tmp.resolve("history.jsonl"));
+        LinearizabilityChecker.Verdict verdict = LinearizabilityChecker.check(historyFile, tmp.resolve("history.html"));
+        System.out.print("NetworkFaultsTest history: " + verdict.output());
+        assertTrue(verdict.linearizable(), "the independent checker (Porcupine): " + verdict.output());
     }
 
     private static void apply(NetworkLab lab, String command) throws IOException {
@@ -115,12 +128,14 @@ class NetworkFaultsTest {
         }
     }
 
-    private static void write(Path leaderQueue, String fault, List<String> acknowledged) {
+    private static void write(Path leaderQueue, String fault, List<String> acknowledged, OperationHistory history) {
         try (EnterpriseQueue queue = EnterpriseQueue.builder(leaderQueue).quorumAcks(Duration.ofSeconds(30)).build();
              QueueAppender appender = queue.createAppender()) {
             for (int i = 0; i < WRITES_PER_FAULT; i++) {
                 String message = fault + " #" + i;
-                appender.write(message.getBytes(StandardCharsets.UTF_8)); // returns once a majority holds it
+                byte[] payload = message.getBytes(StandardCharsets.UTF_8);
+                OperationHistory.Append op = history.append(0, QUEUE, payload);
+                op.ok(appender.write(payload)); // returns once a majority holds it
                 acknowledged.add(message);
             }
         }

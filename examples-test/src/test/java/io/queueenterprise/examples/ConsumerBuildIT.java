@@ -126,6 +126,8 @@ class ConsumerBuildIT {
                 new Wrong("Producer", List.of("--queue", "orders", "--nodes", "127.0.0.1:1", "--cluster", "orders", "--count", "5"), "not both"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "0"), "--count: 0 is not a positive number"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--idle-timeout", "0s"), "--idle-timeout: must be above zero"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--duration", "0s"), "--duration: must be above zero"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--connect-timeout", "0s"), "--connect-timeout: must be above zero"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--prefer-replica", "3"), "--prefer-replica: 3 is not 0-2"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--after-index", "-1"), "--after-index: -1 is not an index"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--nodes", "127.0.0.1:1", "--nodes", "x"), "--nodes: 'x' is not HOST:PORT"));

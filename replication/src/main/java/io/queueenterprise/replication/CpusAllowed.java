@@ -1,5 +1,8 @@
 package io.queueenterprise.replication;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +13,7 @@ import java.nio.file.Path;
  * engine.
  */
 public final class CpusAllowed {
-    private static final System.Logger LOG = System.getLogger(CpusAllowed.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(CpusAllowed.class);
 
     private CpusAllowed() {
     }
@@ -24,7 +27,7 @@ public final class CpusAllowed {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot read Cpus_allowed_list: " + e);
+            LOG.debug("cannot read Cpus_allowed_list: " + e);
         }
         return null;
     }

@@ -15,6 +15,8 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -264,8 +266,7 @@ public final class ReplicationNode implements NodeControl {
         if (!started && t == agent.startFailure()) {
             return; // start() throws it, in one sentence: no stack trace besides
         }
-        System.getLogger(ReplicationNode.class.getName()).log(System.Logger.Level.ERROR,
-                "node " + config.nodeId() + ": duty cycle error", t);
+        LoggerFactory.getLogger(ReplicationNode.class).error("node " + config.nodeId() + ": duty cycle error", t);
     }
 
     static IdleStrategy idleStrategy(NodeConfig.IdleStrategySpec spec) {
@@ -284,6 +285,11 @@ public final class ReplicationNode implements NodeControl {
     /** Frames dropped per reason (malformed, unauthenticated, bad MAC, stale term, ...), for metrics. */
     public DropCounters drops() {
         return agent.drops();
+    }
+
+    /** Peer sessions established since start (each completed handshake adds one). Any thread. */
+    public long sessionsEstablished() {
+        return agent.sessionsEstablished();
     }
 
     private <T> T call(Function<ReplicationAgent, T> action) {
@@ -414,6 +420,14 @@ public final class ReplicationNode implements NodeControl {
      */
     public String stateDetail(String queue) {
         return call(a -> a.stateDetail(queue));
+    }
+
+    /**
+     * For tests (DescriptorDeliveryTest): while {@code hold}, this node, leading, skips its periodic look at the
+     * queues' descriptor files, so that a race with that look is decided by the test, not by the machine's load.
+     */
+    void holdDescriptorChecks(boolean hold) {
+        call(a -> a.holdDescriptorChecks(hold));
     }
 
     /**

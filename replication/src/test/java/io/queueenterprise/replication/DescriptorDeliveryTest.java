@@ -21,16 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
  * is how RemoteClientTest's failover failed now and then under load.
  *
  * <p>The order that broke it: follower 1 joins while the queue has no descriptor yet (its HELLO is answered with
- * none); the descriptor appears; follower 2 joins before the leader's next descriptor check (at most 100 ms), and
- * its HELLO's answer made the leader believe the descriptor was sent, to everyone. Follower 1 then got the
- * excerpts and never the descriptor. Timing decides whether follower 2's HELLO lands in that window, so the test
- * tries a few times.
+ * none); the descriptor appears; follower 2 joins before the leader's next periodic descriptor check (at most 100 ms
+ * later), and its HELLO's answer made the leader believe the descriptor was sent, to everyone. Follower 1 then got
+ * the excerpts and never the descriptor. The race is made certain through a seam rather than timing: the leader's
+ * periodic check is held ({@link ReplicationNode#holdDescriptorChecks}) for the whole test, and each step waits
+ * for the follower's state (LIVE: its HELLO answered by a DESCRIPTOR) instead of sleeping. Only the path that
+ * fixed it (the first excerpt after a follower was answered without a descriptor) can then deliver it.
  */
 @org.junit.jupiter.api.Tag("integration")
 class DescriptorDeliveryTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String QUEUE = "orders";
-    private static final int ATTEMPTS = 4;
 
     @TempDir
     Path tmp;
@@ -39,33 +40,40 @@ class DescriptorDeliveryTest {
     void aFollowerThatJoinedBeforeTheDescriptorExistedGetsItWhenAnotherJoinsRightAfterIt() throws Exception {
         KeyRing ring = RemoteClientTest.newRing();
         NodeConfig.QueueSpec spec = TestCluster.sealedQueue(QUEUE, AckMode.ASYNC);
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            TestCluster cluster = new TestCluster(tmp.resolve("attempt-" + attempt), 3, List.of(spec));
-            ReplicationNode[] nodes = cluster.startNodes();
-            try {
-                nodes[0].promote(1);
-                nodes[1].follow("replica-0", 1);
-                Thread.sleep(300); // follower 1's HELLO answered: the queue has no descriptor yet
-                Path leaderQueue = cluster.queueDirectory(0, QUEUE);
-                try (EnterpriseQueue created = EnterpriseQueue.builder(leaderQueue).name(QUEUE).encrypted(ring).build()) {
-                    assertTrue(Files.exists(leaderQueue.resolve(QueueDescriptor.FILE_NAME)), "the key holder created the descriptor");
-                }
-                nodes[2].follow("replica-0", 1); // at once: within the leader's descriptor check interval, mostly
-                try (EnterpriseQueue queue = EnterpriseQueue.builder(leaderQueue).name(QUEUE).encrypted(ring).build();
-                     QueueAppender appender = queue.createAppender()) {
-                    appender.write("first".getBytes(StandardCharsets.UTF_8));
-                }
-                for (int follower = 1; follower <= 2; follower++) {
-                    ReplicationNode node = nodes[follower];
-                    assertTrue(TestCluster.await(WAIT, () -> node.status().queues().get(0).lastIndex() >= 0),
-                            "attempt " + attempt + ": replica-" + follower + " got the excerpt");
-                    Path descriptor = cluster.queueDirectory(follower, QUEUE).resolve(QueueDescriptor.FILE_NAME);
-                    assertTrue(TestCluster.await(Duration.ofSeconds(2), () -> Files.exists(descriptor)),
-                            "attempt " + attempt + ": replica-" + follower + " holds the excerpt but not the descriptor");
-                }
-            } finally {
-                TestCluster.closeAll(nodes);
+        TestCluster cluster = new TestCluster(tmp, 3, List.of(spec));
+        ReplicationNode[] nodes = cluster.startNodes();
+        try {
+            nodes[0].promote(1);
+            nodes[0].holdDescriptorChecks(true); // the leader notices the new descriptor only through the fixed path
+            nodes[1].follow("replica-0", 1);
+            assertTrue(TestCluster.await(WAIT, () -> live(nodes[1])),
+                    "replica-1's HELLO answered while the queue has no descriptor");
+            Path leaderQueue = cluster.queueDirectory(0, QUEUE);
+            try (EnterpriseQueue created = EnterpriseQueue.builder(leaderQueue).name(QUEUE).encrypted(ring).build()) {
+                assertTrue(Files.exists(leaderQueue.resolve(QueueDescriptor.FILE_NAME)), "the key holder created the descriptor");
             }
+            nodes[2].follow("replica-0", 1);
+            assertTrue(TestCluster.await(WAIT, () -> live(nodes[2])),
+                    "replica-2's HELLO answered after the descriptor appeared, before any periodic check");
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(leaderQueue).name(QUEUE).encrypted(ring).build();
+                 QueueAppender appender = queue.createAppender()) {
+                appender.write("first".getBytes(StandardCharsets.UTF_8));
+            }
+            for (int follower = 1; follower <= 2; follower++) {
+                ReplicationNode node = nodes[follower];
+                assertTrue(TestCluster.await(WAIT, () -> node.status().queues().get(0).lastIndex() >= 0),
+                        "replica-" + follower + " got the excerpt");
+                Path descriptor = cluster.queueDirectory(follower, QUEUE).resolve(QueueDescriptor.FILE_NAME);
+                assertTrue(TestCluster.await(Duration.ofSeconds(2), () -> Files.exists(descriptor)),
+                        "replica-" + follower + " holds the excerpt but not the descriptor");
+            }
+        } finally {
+            TestCluster.closeAll(nodes);
         }
+    }
+
+    /** The follower's queue is LIVE: its HELLO was answered by a DESCRIPTOR (a queue owing a HELLO is never LIVE). */
+    private static boolean live(ReplicationNode follower) {
+        return follower.status().queues().get(0).state() == QueueStatus.State.LIVE;
     }
 }

@@ -4,10 +4,15 @@ import io.queueenterprise.queue.AckTimeoutException;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueException;
+import io.queueenterprise.queue.QueueConfigurationException;
+import io.queueenterprise.replication.history.LinearizabilityChecker;
+import io.queueenterprise.replication.history.OperationHistory;
+import net.openhft.chronicle.queue.RollCycles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * holds excerpts no follower has.
  *
  * <p>Properties: no acknowledged excerpt is ever lost (after convergence every replica holds it, with its bytes, at
- * its index), and no index holds different bytes on two replicas.
+ * its index), and no index holds different bytes on two replicas. Besides these assertions, every append's call and
+ * return and each replica's final contents are recorded ({@link OperationHistory}, kept beside the node logs) and
+ * checked by an independent linearizability checker ({@link LinearizabilityChecker}: Porcupine against an
+ * append-only log, where an acknowledged append holds exactly once at its index and an unacknowledged one at most
+ * once, at its own index).
  */
 @org.junit.jupiter.api.Tag("process")
 @org.junit.jupiter.api.Tag("slow")
@@ -56,6 +65,7 @@ class MultiProcessFailoverTest {
         String spec = QUEUE + ":QUORUM:FAST_DAILY";
         NodeProcess[] nodes = new NodeProcess[3];
         Map<Long, byte[]> acknowledged = new ConcurrentHashMap<>();
+        OperationHistory history = new OperationHistory();
         try {
             for (int i = 0; i < 3; i++) {
                 nodes[i] = NodeProcess.start(cluster, i, spec, logs.resolve("node-" + i + ".log"));
@@ -68,7 +78,7 @@ class MultiProcessFailoverTest {
             int kills = 3;
             for (int event = 0; event < kills; event++) {
                 AtomicBoolean stop = new AtomicBoolean();
-                Thread writer = startWriter(cluster.queueDirectory(leader, QUEUE), seed, event, stop, acknowledged);
+                Thread writer = startWriter(cluster.queueDirectory(leader, QUEUE), seed, event, stop, acknowledged, history);
                 Thread.sleep(150 + random.nextInt(600));
                 boolean freezeFollowers = random.nextBoolean();
                 int victim = freezeFollowers ? leader : random.nextInt(3);
@@ -107,7 +117,7 @@ class MultiProcessFailoverTest {
             }
             // a last stretch with everyone up, then convergence
             AtomicBoolean stop = new AtomicBoolean();
-            Thread writer = startWriter(cluster.queueDirectory(leader, QUEUE), seed, kills, stop, acknowledged);
+            Thread writer = startWriter(cluster.queueDirectory(leader, QUEUE), seed, kills, stop, acknowledged, history);
             Thread.sleep(300);
             stop.set(true);
             writer.join(30_000);
@@ -121,10 +131,20 @@ class MultiProcessFailoverTest {
             }
         }
         assertTrue(acknowledged.size() > 0, "the trial acknowledged some excerpts");
-        Map<Long, byte[]> first = QueueContents.read(cluster.queueDirectory(0, QUEUE));
-        for (int i = 1; i < 3; i++) {
-            assertNull(QueueContents.difference(first, QueueContents.read(cluster.queueDirectory(i, QUEUE))), "replica " + i + " vs 0");
+        Map<Long, byte[]> first = null;
+        for (int i = 0; i < 3; i++) {
+            Map<Long, byte[]> held = history.readReplica(QUEUE, "replica-" + i, cluster.queueDirectory(i, QUEUE), RollCycles.FAST_DAILY);
+            if (first == null) {
+                first = held;
+            } else {
+                assertNull(QueueContents.difference(first, held), "replica " + i + " vs 0");
+            }
         }
+        Files.createDirectories(logs);
+        Path historyFile = history.write(logs.resolve("history.jsonl"));
+        LinearizabilityChecker.Verdict verdict = LinearizabilityChecker.check(historyFile, logs.resolve("history.html"));
+        System.out.print("[MultiProcessFailoverTest] seed " + seed + ": " + verdict.output());
+        assertTrue(verdict.linearizable(), "the independent checker (Porcupine) on " + historyFile + ": " + verdict.output());
         for (Map.Entry<Long, byte[]> e : acknowledged.entrySet()) {
             byte[] held = first.get(e.getKey());
             assertNotNull(held, "acknowledged excerpt at 0x" + Long.toHexString(e.getKey()) + " lost");
@@ -133,7 +153,8 @@ class MultiProcessFailoverTest {
     }
 
     /** Appends in quorum mode until told to stop; records what was acknowledged. */
-    private static Thread startWriter(Path dir, long seed, int event, AtomicBoolean stop, Map<Long, byte[]> acknowledged) {
+    private static Thread startWriter(Path dir, long seed, int event, AtomicBoolean stop, Map<Long, byte[]> acknowledged,
+                                      OperationHistory history) {
         Thread t = new Thread(() -> {
             try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).quorumAcks(Duration.ofMillis(500)).build();
                  QueueAppender appender = queue.createAppender()) {
@@ -143,13 +164,22 @@ class MultiProcessFailoverTest {
                     payloads.nextBytes(payload);
                     byte[] tag = ("e" + event + "n" + n).getBytes(StandardCharsets.US_ASCII);
                     System.arraycopy(tag, 0, payload, 0, Math.min(tag.length, payload.length));
+                    OperationHistory.Append op = history.append(event, QUEUE, payload);
                     try {
                         long index = appender.write(payload);
+                        op.ok(index);
                         acknowledged.put(index, payload);
                     } catch (AckTimeoutException notAcknowledged) {
                         // written locally, not acknowledged: may be kept or quarantined, both fine
-                    } catch (QueueException refused) {
-                        return; // the node stopped leading
+                        op.timedOut(notAcknowledged.index());
+                    } catch (QueueException failed) {
+                        if (failed instanceof QueueConfigurationException refused
+                                && refused.problem() == QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE) {
+                            op.refused(); // the node stopped leading: refused before anything was written
+                        } else {
+                            op.unknown();
+                        }
+                        return;
                     }
                 }
             }

@@ -5,6 +5,7 @@ import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.replication.engine.DropReason;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
+import io.queueenterprise.replication.wire.Frame;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;
 import org.agrona.ExpandableArrayBuffer;
@@ -59,11 +60,18 @@ class PeerAuthenticationTest {
             injector.send(challengeFrom(handshake, 0, 5));
             injector.send(challengeFrom(handshake, 7, 5));
             assertTrue(TestCluster.await(WAIT, () -> node.drops().get(DropReason.UNKNOWN_PEER) == 2), "unknown peer counted");
+            // 7. a frame of the earlier frame version (one session key for both directions): refused by its version
+            byte[] versionOne = challenge(handshake, 5);
+            versionOne[Frame.VERSION_OFFSET] = 1;
+            injector.send(versionOne);
+            assertTrue(TestCluster.await(WAIT, () -> node.drops().get(DropReason.UNSUPPORTED_VERSION) == 1),
+                    "earlier version counted");
+            assertEquals(1, node.drops().get(DropReason.MALFORMED), "not as malformed");
 
             NodeStatus status = node.status();
             assertEquals(5, status.term(), "no frame moves the term");
             assertEquals(NodeStatus.Role.LEADER, status.role());
-            assertEquals(7, status.queues().get(0).framesDropped());
+            assertEquals(8, status.queues().get(0).framesDropped());
         }
     }
 

@@ -52,6 +52,9 @@ final class ChildJvm implements AutoCloseable {
                 while ((line = r.readLine()) != null) {
                     if (isReply.test(line)) {
                         replies.put(line);
+                    } else {
+                        // the JVM's own log (-Xlog writes to stdout) is no reply, but it is not hidden either
+                        System.err.println("[" + name + "] " + line);
                     }
                 }
             } catch (IOException | InterruptedException ignored) {

@@ -39,6 +39,20 @@ public final class SubjectWorker {
     private SubjectWorker() {
     }
 
+    /**
+     * Whether a line of the worker's stdout is one of its replies. The JVM writes its own log lines
+     * there too (a JFR sampler's "[54.5s][error][jfr] Thread method sampler crashed" once stood in
+     * for a RUN's result and failed the bench), so only the protocol's words count.
+     */
+    static boolean isReply(String line) {
+        for (String word : new String[]{"HELLO ", "RESULT ", "ERROR "}) {
+            if (line.startsWith(word)) {
+                return true;
+            }
+        }
+        return line.equals("OK");
+    }
+
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err); // libraries that print must not disturb the protocol

@@ -74,7 +74,8 @@ public final class SubjectWorkers implements AutoCloseable {
             // JFR's stack samples may land between safepoint polls only with these
             List<String> flags = config.attribution
                     ? List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints") : List.of();
-            child = new ChildJvm("subject JVM (" + java + ")", java, flags, SubjectWorker.class, List.of(), line -> true);
+            child = new ChildJvm("subject JVM (" + java + ")", java, flags, SubjectWorker.class, List.of(),
+                    SubjectWorker::isReply);
             try {
                 jvm = json.readValue(child.expect("HELLO", 120), Environment.Jvm.class);
                 child.send("CONFIG " + json.writeValueAsString(config));

@@ -130,6 +130,9 @@ public final class PathRatios {
         KeyRing ring = KeyRing.single(MasterKey.of(1, material));
         Arrays.fill(material, (byte) 0);
         List<ExcerptPath> paths = new ArrayList<>();
+        // a run stopped by Ctrl-C or SIGTERM removes its queues too: under /dev/shm they would hold memory until reboot
+        Thread removeAtExit = new Thread(() -> deleteQuietly(root), "qe-ratios-cleanup");
+        Runtime.getRuntime().addShutdownHook(removeAtExit);
         try {
             for (Map.Entry<String, Opener> subject : OPENERS.entrySet()) {
                 if (only == null || only.equals(subject.getKey())) {
@@ -181,6 +184,19 @@ public final class PathRatios {
                 p.close();
             }
             Directories.deleteRecursively(root);
+            try {
+                Runtime.getRuntime().removeShutdownHook(removeAtExit);
+            } catch (IllegalStateException stopping) {
+                // the JVM is stopping: the hook runs (or ran) and finds the folder gone
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path root) {
+        try {
+            Directories.deleteRecursively(root);
+        } catch (RuntimeException e) {
+            System.err.println("qe ratios: could not remove " + root + ": " + e.getMessage());
         }
     }
 

@@ -113,6 +113,7 @@ final class ClusterOptions {
     /** A builder for the queue, after checking what can be checked before any network traffic. */
     RemoteQueue.Builder builder(CommandSpec spec, Integer preferredReplica) {
         List<String> addresses = addresses(spec, preferredReplica);
+        Cli.requireAboveZero(spec, "--connect-timeout", connectTimeout);
         if (queue == null) {
             throw Cli.bad(spec, "--queue (or QE_QUEUE) is required: one of the QueueCluster's spec.queues");
         }

@@ -67,6 +67,7 @@ public final class Consumer implements Callable<Integer> {
             throw Cli.bad(spec, "--after-index: " + afterIndex + " is not an index (>= 0)");
         }
         Cli.requireAboveZero(spec, "--idle-timeout", idleTimeout);
+        Cli.requireAboveZero(spec, "--duration", duration);
         RemoteQueue.Builder builder = cluster.builder(spec, preferredReplica);
         long started = System.nanoTime();
         long deadline = duration == null ? Long.MAX_VALUE : started + duration.toNanos();

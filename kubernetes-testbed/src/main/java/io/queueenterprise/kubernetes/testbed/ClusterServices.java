@@ -1,5 +1,6 @@
 package io.queueenterprise.kubernetes.testbed;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,14 @@ public final class ClusterServices {
         KubernetesClient client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(Path.of(args[0])))).build();
         ClusterDns dns = ClusterDns.start(client, args[1], InetAddress.getByName(args[2]), 53);
         LocalVolumeProvisioner provisioner = new LocalVolumeProvisioner(client, Path.of(args[4]).toAbsolutePath().normalize(), args[3]);
-        provisioner.start();
+        try {
+            provisioner.start();
+        } catch (IOException | RuntimeException e) {
+            provisioner.close();   // nothing left serving port 53 for a services JVM that is going away
+            dns.close();
+            client.close();
+            throw e;
+        }
         System.err.println("[cluster-services] cluster DNS on " + dns.address() + " (zone svc." + args[1] + "); StorageClass "
             + LocalVolumeProvisioner.STORAGE_CLASS + " (default) provisions local volumes under " + args[4]);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,9 @@ final class LocalVolumeProvisioner implements AutoCloseable {
         return thread;
     });
 
+    /** Claims whose provisioning failed, by UID: reported once, tried again every second. */
+    private final Set<String> refused = new HashSet<>();
+
     LocalVolumeProvisioner(KubernetesClient client, Path volumesDirectory, String nodeName) {
         this.client = client;
         this.volumesDirectory = volumesDirectory;
@@ -72,7 +77,16 @@ final class LocalVolumeProvisioner implements AutoCloseable {
         for (PersistentVolumeClaim claim : client.persistentVolumeClaims().inAnyNamespace().list().getItems()) {
             if (STORAGE_CLASS.equals(claim.getSpec().getStorageClassName()) && claim.getSpec().getVolumeName() == null
                     && "Pending".equals(claim.getStatus() == null ? null : claim.getStatus().getPhase())) {
-                provision(claim);
+                try {
+                    provision(claim);
+                    refused.remove(claim.getMetadata().getUid());
+                } catch (RuntimeException | IOException e) {
+                    // one claim it cannot serve neither stops the others nor fills the log: said once per claim
+                    if (refused.add(claim.getMetadata().getUid())) {
+                        System.err.println("[local-volume-provisioner] cannot provision " + claim.getMetadata().getNamespace()
+                            + "/" + claim.getMetadata().getName() + ": " + e);
+                    }
+                }
             }
         }
         for (PersistentVolume volume : client.persistentVolumes().list().getItems()) {
@@ -90,6 +104,11 @@ final class LocalVolumeProvisioner implements AutoCloseable {
     }
 
     private void provision(PersistentVolumeClaim claim) throws IOException {
+        Quantity size = claim.getSpec().getResources() == null || claim.getSpec().getResources().getRequests() == null ? null
+            : claim.getSpec().getResources().getRequests().get("storage");
+        if (size == null) {
+            throw new IllegalArgumentException("the claim requests no storage size (spec.resources.requests.storage)");
+        }
         String name = "pvc-" + claim.getMetadata().getUid();
         if (client.persistentVolumes().withName(name).get() != null) {
             return;   // made a second ago; the controller binds it
@@ -97,7 +116,6 @@ final class LocalVolumeProvisioner implements AutoCloseable {
         Path directory = volumesDirectory.resolve(name);
         Files.createDirectories(directory);
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwx---"));
-        Quantity size = claim.getSpec().getResources().getRequests().get("storage");
         try {
             client.persistentVolumes().resource(new PersistentVolumeBuilder()
                 .withNewMetadata().withName(name).withAnnotations(Map.of(PROVISIONED_BY, PROVISIONER)).endMetadata()

@@ -147,10 +147,7 @@ class NodeInPodsIT {
     void tearDown() throws IOException {
         stopOperator();
         if (namespace != null) {
-            client.resources(QueueCluster.class).inNamespace(namespace).delete();
-            client.pods().inNamespace(namespace).withGracePeriod(0).delete();
-            client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).orTimeout(2, TimeUnit.MINUTES).join();
-            client.namespaces().withName(namespace).delete();
+            TestbedFixtures.deleteNamespace(client, namespace);
         }
         if (volumes != null) {
             volumes.delete();

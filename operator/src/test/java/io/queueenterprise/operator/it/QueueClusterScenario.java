@@ -91,10 +91,8 @@ abstract class QueueClusterScenario {
     @AfterAll
     void cleanUp() throws IOException {
         if (namespace != null) {
-            clusters().inNamespace(namespace).delete();
-            client.pods().inNamespace(namespace).withGracePeriod(0).delete();
-            client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).orTimeout(2, TimeUnit.MINUTES).join();
-            client.namespaces().withName(namespace).delete();
+            clusters().inNamespace(namespace).delete(); // a subclass's resource type (K3s runs the same scenario)
+            TestbedFixtures.deleteNamespace(client, namespace);
         }
         cleanUpPrepared();
         TestbedFixtures.removeCrd(client);

@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -17,6 +19,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.queueenterprise.kubernetes.testbed.Testbed;
+import io.queueenterprise.operator.api.QueueCluster;
 
 /**
  * What the ITs on the test bed set up and take down alike: the QueueCluster CRD, local PersistentVolumes (the test bed
@@ -56,6 +59,23 @@ final class TestbedFixtures {
     static void removeCrd(KubernetesClient client) {
         client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
         client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
+    }
+
+    /**
+     * Deletes the namespace's QueueClusters and pods (grace 0), waits up to two minutes for the pods to go, then deletes
+     * the namespace. A wait that times out is reported on stderr and the namespace is deleted all the same, so the
+     * rest of a teardown (volumes, the CRD) still runs.
+     */
+    static void deleteNamespace(KubernetesClient client, String namespace) {
+        client.resources(QueueCluster.class).inNamespace(namespace).delete();
+        client.pods().inNamespace(namespace).withGracePeriod(0).delete();
+        try {
+            client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).orTimeout(2, TimeUnit.MINUTES).join();
+        } catch (CompletionException e) {
+            System.err.println("[teardown] pods of " + namespace + " still there after 2 minutes (" + e.getCause()
+                + "); deleting the namespace anyway");
+        }
+        client.namespaces().withName(namespace).delete();
     }
 
     /**

@@ -5,6 +5,9 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import org.agrona.concurrent.AgentInvoker;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -22,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * owner's {@link Attachments}, re-made after each restart. One thread only, except the getters marked "any thread".
  */
 public final class EmbeddedTransport implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(EmbeddedTransport.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedTransport.class);
     /** How often {@link #check} looks at the pair. */
     public static final long CHECK_NANOS = 100_000_000L;
     /** How long a failed restart waits before the next try. */
@@ -160,7 +163,7 @@ public final class EmbeddedTransport implements AutoCloseable {
         String cause = problem != null ? "still down after a failed restart (" + problem + ")"
                 : "the embedded Aeron client or driver closed (a duty-thread stall longer than "
                 + TimeUnit.NANOSECONDS.toMillis(livenessTimeoutNs) + " ms?)";
-        LOG.log(System.Logger.Level.ERROR, owner + ": " + cause + "; restarting it (restart " + restarts + ")");
+        LOG.error(owner + ": " + cause + "; restarting it (restart " + restarts + ")");
         problem = "restarting the embedded Aeron client and driver: " + cause;
         lastRestartCause = cause;
         lastRestartAtMillis = System.currentTimeMillis();
@@ -172,11 +175,11 @@ public final class EmbeddedTransport implements AutoCloseable {
             attachments.attach(aeron);
         } catch (RuntimeException e) {
             problem = "the embedded Aeron client and driver could not be restarted: " + e;
-            LOG.log(System.Logger.Level.ERROR, owner + ": " + problem, e);
+            LOG.error(owner + ": " + problem, e);
             return;
         }
         problem = null;
-        LOG.log(System.Logger.Level.INFO, owner + ": embedded Aeron client and driver restarted");
+        LOG.info(owner + ": embedded Aeron client and driver restarted");
     }
 
     /** Why the pair is down (restarting, or a restart failed); null when it is up. Any thread. */
@@ -233,7 +236,7 @@ public final class EmbeddedTransport implements AutoCloseable {
         try {
             close.run();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, owner + ": closing a dead Aeron resource: " + e);
+            LOG.debug(owner + ": closing a dead Aeron resource: " + e);
         }
     }
 }

@@ -14,6 +14,9 @@ import io.queueenterprise.queue.ReplicaStore;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -28,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * SLOW_CONSUMER (counted). Large excerpts go in pieces of at most {@link #MAX_PIECE} bytes.
  */
 final class ClientTailSessions {
-    private static final System.Logger LOG = System.getLogger(ClientTailSessions.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ClientTailSessions.class);
     /** Largest piece of an excerpt in one TAIL_DATA (the reply channel's 128 KiB terms take 16 KiB messages). */
     static final int MAX_PIECE = 8 * 1024;
     static final int EXCERPTS_PER_TAIL = 64;
@@ -152,7 +155,7 @@ final class ClientTailSessions {
             s.send(tx, length, now);
         } catch (RuntimeException e) {
             // Chronicle failing on this node's copy (damage): the client may read from another replica
-            LOG.log(System.Logger.Level.WARNING, "tail of " + s.queueName + " for a remote client could not be opened", e);
+            LOG.warn("tail of " + s.queueName + " for a remote client could not be opened", e);
             if (raw != null) {
                 raw.close();
             }
@@ -302,7 +305,7 @@ final class ClientTailSessions {
                     sent++;
                 }
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "tail of " + s.queueName + " for a remote client failed", e);
+                LOG.warn("tail of " + s.queueName + " for a remote client failed", e);
                 finished = true;
                 end(s, id, ClientRefusal.UNREADABLE, -1, -1, "node " + nodeId + " cannot read queue '" + s.queueName + "': " + e, now);
                 return budget;

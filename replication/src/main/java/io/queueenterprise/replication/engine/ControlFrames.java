@@ -38,11 +38,11 @@ final class ControlFrames {
         return encoder.begin(tx, 0, type, self, term, p.sessionId, ++p.txSequence);
     }
 
-    /** MACs the frame begun by {@link #session} under the session key and offers it. */
+    /** MACs the frame begun by {@link #session} under this node's direction of the session key and offers it. */
     /** @return whether the frame was offered to the publication (false: lost to back-pressure or no connection) */
     boolean sendSession(PeerLink p) {
         int length = encoder.finish();
-        p.sessionMac.sign(tx, 0, length);
+        p.txMac.sign(tx, 0, length);
         return offer(p, length);
     }
 
@@ -74,7 +74,7 @@ final class ControlFrames {
         refusal.encode(encoder.begin(tx, 0, FrameType.REFUSAL, self, term, session ? p.sessionId : sessionOfRefusedFrame,
                 session ? ++p.txSequence : 0), reason, queue, detail, message);
         int length = encoder.finish();
-        (session ? p.sessionMac : handshakeMac).sign(tx, 0, length);
+        (session ? p.txMac : handshakeMac).sign(tx, 0, length);
         offer(p, length);
     }
 

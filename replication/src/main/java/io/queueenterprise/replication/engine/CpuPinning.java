@@ -1,5 +1,8 @@
 package io.queueenterprise.replication.engine;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.BitSet;
 
 /**
@@ -10,7 +13,7 @@ import java.util.BitSet;
  */
 public final class CpuPinning {
     static final int MIN_GRANTED = 4;
-    private static final System.Logger LOG = System.getLogger(CpuPinning.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(CpuPinning.class);
 
     private CpuPinning() {
     }
@@ -39,7 +42,7 @@ public final class CpuPinning {
         try {
             return list == null ? new BitSet() : parseCpuList(list);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot parse Cpus_allowed_list '" + list + "': " + e);
+            LOG.debug("cannot parse Cpus_allowed_list '" + list + "': " + e);
             return new BitSet();
         }
     }
@@ -57,10 +60,10 @@ public final class CpuPinning {
         }
         try {
             net.openhft.affinity.Affinity.setAffinity(cpu);
-            LOG.log(System.Logger.Level.INFO, who + ": duty-cycle thread pinned to CPU " + cpu);
+            LOG.info(who + ": duty-cycle thread pinned to CPU " + cpu);
             return cpu;
         } catch (RuntimeException | LinkageError e) {
-            LOG.log(System.Logger.Level.WARNING, who + ": cannot pin to CPU " + cpu + ": " + e);
+            LOG.warn(who + ": cannot pin to CPU " + cpu + ": " + e);
             return -1;
         }
     }

@@ -4,13 +4,18 @@ package io.queueenterprise.replication.engine;
 public enum DropReason {
     /** The decoder refused it (MalformedFrameException). */
     MALFORMED,
+    /**
+     * Another version of the frame format ({@code Frame.VERSION}): a node of another release, whose keys or layout
+     * this node does not share (version 1 had one session key for both directions). Logged, naming the version.
+     */
+    UNSUPPORTED_VERSION,
     /** A handshake frame whose MAC under the handshake key fails: the sender does not hold the peer credential. */
     UNAUTHENTICATED,
     /** A session frame whose MAC under the session key fails. */
     BAD_MAC,
     /** A session frame of no established session (never authenticated, or superseded). */
     UNKNOWN_SESSION,
-    /** A frame whose sequence does not increase (replayed). */
+    /** A session frame whose sequence does not increase, or a CHALLENGE answered lately (replayed). */
     REPLAYED,
     /** Sent by a position that is not a peer of this cluster, or by this node's own position. */
     UNKNOWN_PEER,

@@ -2,6 +2,8 @@ package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.queue.ReplicaStore;
 
+import org.slf4j.LoggerFactory;
+
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -110,7 +112,7 @@ final class ExcerptChecksums implements AutoCloseable {
             try {
                 channel.close();
             } catch (IOException e) {
-                System.getLogger(ExcerptChecksums.class.getName()).log(System.Logger.Level.WARNING, "closing " + file + ": " + e);
+                LoggerFactory.getLogger(ExcerptChecksums.class).warn("closing " + file + ": " + e);
             }
         }
     }

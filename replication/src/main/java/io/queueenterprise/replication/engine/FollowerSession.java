@@ -13,6 +13,9 @@ import io.queueenterprise.replication.wire.HelloBody;
 import io.queueenterprise.replication.wire.HelloEncoder;
 import io.queueenterprise.replication.wire.RefusalReason;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +33,7 @@ import java.util.List;
  * frames are then passed over, and it resynchronises through HELLO from what its writer wrote once it drained.
  */
 final class FollowerSession {
-    private static final System.Logger LOG = System.getLogger(FollowerSession.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(FollowerSession.class);
     /** How long the subscription is left unread for one queue's full writer ring before its frames are passed over. */
     static final long WRITER_WAIT_NANOS = 100_000_000L;
 
@@ -60,15 +63,13 @@ final class FollowerSession {
         boolean resynchronise = false;
         for (int q = 0; q < Math.min(heartbeat.count(), queues.length); q++) {
             QueueReplica queue = queues[q];
-            if (queue.state == QueueStatus.State.DISK_FULL && queue.active() && queue.store.hasRoomToWrite()
+            if (queue.state() == ReplicaState.DISK_FULL && queue.active() && queue.store.hasRoomToWrite()
                     && queue.writer.drained() && queue.writer.resume()) {
                 // space was freed: go on from what this copy holds, through HELLO, as after any gap
-                LOG.log(System.Logger.Level.INFO, queue.spec.name() + ": room to write again; catching up");
+                LOG.info(queue.spec.name() + ": room to write again; catching up");
                 queue.writer.wake();
                 queue.acceptedIndex = queue.lastIndex;
-                queue.state = QueueStatus.State.CATCHING_UP;
-                queue.stateDetail = null;
-                queue.synced = false;
+                queue.transition(ReplicaState.AWAITING_DESCRIPTOR, "");
                 queue.resynchronising(QueueStatus.ResyncCause.DISK_ROOM_AGAIN, "room to write again after DISK_FULL");
                 resynchronise = true;
             }
@@ -79,8 +80,8 @@ final class FollowerSession {
                 queue.quorumIndex = quorum;
                 queue.store.publishQuorumIndex(quorum);
             }
-            if (queue.synced && queue.state == QueueStatus.State.CATCHING_UP && queue.lastIndex >= queue.leaderLastIndex) {
-                queue.state = QueueStatus.State.LIVE;
+            if (queue.state() == ReplicaState.CATCHING_UP && queue.lastIndex >= queue.leaderLastIndex) {
+                queue.transition(ReplicaState.LIVE, null);
             }
         }
         if (resynchronise) {
@@ -91,9 +92,7 @@ final class FollowerSession {
     /** A queue still waits for the leader's DESCRIPTOR (not one the leader refused for good). */
     private boolean awaitsDescriptor() {
         for (QueueReplica q : queues) {
-            if (q.active() && !q.synced && !q.waitingForWriter && !q.helloWhenDrained
-                    && q.state != QueueStatus.State.BEHIND_RETENTION && q.state != QueueStatus.State.CORRUPTED
-                    && q.state != QueueStatus.State.DISK_FULL) {
+            if (q.active() && q.state() == ReplicaState.AWAITING_DESCRIPTOR) {
                 return true;
             }
         }
@@ -133,11 +132,18 @@ final class FollowerSession {
         if (!q.active() || q.damage != null) {
             return; // not open yet (HELLO follows when it is), or damaged: never synchronised, never acknowledged
         }
+        if (q.state() == ReplicaState.WAITING_FOR_WRITER) {
+            // A HELLO is owed once the writer drained (pollWriters), frames having been passed over since: the answer
+            // to that HELLO is the one applied, not this one (which answers an earlier HELLO).
+            return;
+        }
         if (!q.writer.drained()) {
             // Where the copies agree is judged against what is written; the writer still has excerpts in hand (or is
-            // blocked in Chronicle): ask again once it has drained, and take no DATA meanwhile.
-            q.synced = false;
-            q.helloWhenDrained = true;
+            // blocked in Chronicle): ask again once it has drained, and take no DATA meanwhile. A DISK_FULL copy
+            // would not take the DESCRIPTOR anyway: it waits for room (onHeartbeat).
+            if (q.state() != ReplicaState.DISK_FULL) {
+                q.transition(ReplicaState.WAITING_FOR_WRITER, null);
+            }
             return;
         }
         long resumeAfter = descriptor.resumeAfter();
@@ -151,7 +157,7 @@ final class FollowerSession {
         q.lastIndex = Math.max(q.lastIndex, q.writer.writtenIndex());
         if (q.writer.discarding()) {
             // A new session after a failed write: try again from what is written (a DISK_FULL copy waits for room).
-            if (q.state == QueueStatus.State.DISK_FULL || !q.writer.resume()) {
+            if (q.state() == ReplicaState.DISK_FULL || !q.writer.resume()) {
                 return;
             }
             q.writer.wake();
@@ -200,14 +206,11 @@ final class FollowerSession {
             if (!leaderHistory.equals(q.history.entries())) {
                 q.history.replace(leaderHistory); // fsynced before any excerpt of these terms is stored
             }
-            q.synced = true;
-            q.state = q.lastIndex >= q.leaderLastIndex && q.leaderLastIndex >= 0 ? QueueStatus.State.LIVE : QueueStatus.State.CATCHING_UP;
-            q.stateDetail = "";
+            q.transition(q.lastIndex >= q.leaderLastIndex && q.leaderLastIndex >= 0 ? ReplicaState.LIVE : ReplicaState.CATCHING_UP, "");
         } catch (RuntimeException e) {
-            q.state = QueueStatus.State.CORRUPTED;
-            q.stateDetail = "cannot take the leader's copy: " + e.getMessage();
-            LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail, e);
-            control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
+            q.transition(ReplicaState.CORRUPTED, "cannot take the leader's copy: " + e.getMessage());
+            LOG.error(q.spec.name() + ": " + q.detail(), e);
+            control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.detail());
             return;
         }
         sendAck(p, q);
@@ -229,13 +232,7 @@ final class FollowerSession {
             return true;
         }
         QueueReplica q = queues[position];
-        if (!q.synced) {
-            if (!q.waitingForWriter && !q.helloWhenDrained) {
-                drops.increment(DropReason.UNEXPECTED);
-            }
-            return true; // passed over on purpose: resynchronised through HELLO once the writer drained
-        }
-        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
+        if (!takesData(q)) {
             return true;
         }
         if (!q.writer.hasRoomFor(data.count(), frameLength)) {
@@ -265,6 +262,22 @@ final class FollowerSession {
     }
 
     /**
+     * Whether the queue's state takes DATA and EXCERPT_PART: only a synchronised one does. A queue waiting for its
+     * writer passes the frames over on purpose (it resynchronises through HELLO once the writer drained); in any other
+     * state the frame was not expected (e.g. streamed before the leader learnt of a gap or a failure) and is counted.
+     */
+    private boolean takesData(QueueReplica q) {
+        return switch (q.state()) {
+            case CATCHING_UP, LIVE -> true;
+            case WAITING_FOR_WRITER -> false;
+            case STOPPED, LEADING, AWAITING_DESCRIPTOR, BEHIND_RETENTION, DISK_FULL, CORRUPTED -> {
+                drops.increment(DropReason.UNEXPECTED);
+                yield false;
+            }
+        };
+    }
+
+    /**
      * The writer's ring cannot take the next frame: leave it unread for up to {@link #WRITER_WAIT_NANOS}, then pass
      * this queue's frames over until the writer drained (so the queues behind it in the subscription go on).
      */
@@ -278,15 +291,11 @@ final class FollowerSession {
         }
         String detail = "its writer has been behind for " + (now - q.ringFullSinceNanos) / 1_000_000
                 + " ms (blocked in the store?); other queues go on, this one resynchronises once its writer drained";
-        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail);
+        LOG.warn(q.spec.name() + ": " + detail);
         q.resynchronising(QueueStatus.ResyncCause.WRITER_BEHIND, detail);
         q.ringFullSinceNanos = 0;
-        q.waitingForWriter = true;
-        q.synced = false;
+        q.transition(ReplicaState.WAITING_FOR_WRITER, null);
         q.dropPart();
-        if (q.state == QueueStatus.State.LIVE) {
-            q.state = QueueStatus.State.CATCHING_UP;
-        }
         return true;
     }
 
@@ -318,19 +327,16 @@ final class FollowerSession {
             if (failures > q.failuresSeen) {
                 q.failuresSeen = failures;
                 String failure = w.failure();
-                q.state = w.failureIsDiskFull() ? QueueStatus.State.DISK_FULL : QueueStatus.State.CORRUPTED;
-                q.stateDetail = failure;
-                q.synced = false;
+                q.transition(w.failureIsDiskFull() ? ReplicaState.DISK_FULL : ReplicaState.CORRUPTED, failure);
                 q.dropPart();
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + failure);
+                LOG.error(q.spec.name() + ": " + failure);
                 if (p != null) {
                     control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, q.position, q.lastIndex, failure);
                 }
                 work++;
             }
-            if ((q.waitingForWriter || q.helloWhenDrained) && w.drained()) {
-                q.waitingForWriter = false;
-                q.helloWhenDrained = false;
+            if (q.state() == ReplicaState.WAITING_FOR_WRITER && w.drained()) {
+                q.transition(ReplicaState.AWAITING_DESCRIPTOR, null);
                 q.lastIndex = Math.max(q.lastIndex, w.writtenIndex());
                 q.acceptedIndex = q.lastIndex;
                 hello = true;
@@ -361,13 +367,7 @@ final class FollowerSession {
             return true;
         }
         QueueReplica q = queues[position];
-        if (!q.synced) {
-            if (!q.waitingForWriter && !q.helloWhenDrained) {
-                drops.increment(DropReason.UNEXPECTED);
-            }
-            return true;
-        }
-        if (q.state == QueueStatus.State.CORRUPTED || q.state == QueueStatus.State.DISK_FULL) {
+        if (!takesData(q)) {
             return true;
         }
         long index = part.index();
@@ -387,11 +387,10 @@ final class FollowerSession {
             }
             long max = q.store.maxExcerptLength();
             if (part.totalLength() > max) {
-                q.state = QueueStatus.State.CORRUPTED;
-                q.stateDetail = "cannot store excerpt 0x" + Long.toHexString(index) + " of " + part.totalLength()
-                        + " bytes: this replica stores excerpts of at most " + max + " bytes (a quarter of its block size)";
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
-                control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.stateDetail);
+                q.transition(ReplicaState.CORRUPTED, "cannot store excerpt 0x" + Long.toHexString(index) + " of " + part.totalLength()
+                        + " bytes: this replica stores excerpts of at most " + max + " bytes (a quarter of its block size)");
+                LOG.error(q.spec.name() + ": " + q.detail());
+                control.refuse(p, term, p.sessionId, RefusalReason.CANNOT_STORE, position, q.lastIndex, q.detail());
                 return true;
             }
             q.startPart(index, part.totalLength());
@@ -399,11 +398,10 @@ final class FollowerSession {
             String detail = "piece at " + part.partOffset() + " of excerpt 0x" + Long.toHexString(index)
                     + " does not continue what was assembled (" + q.partReceived + " bytes of 0x"
                     + Long.toHexString(q.partIndex) + ")";
-            LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail + "; resynchronising");
+            LOG.warn(q.spec.name() + ": " + detail + "; resynchronising");
             q.resynchronising(QueueStatus.ResyncCause.BROKEN_PIECES, detail);
             q.dropPart();
-            q.synced = false;
-            q.state = QueueStatus.State.CATCHING_UP;
+            q.transition(ReplicaState.AWAITING_DESCRIPTOR, null);
             sendHello(p, term);
             return true;
         }
@@ -431,11 +429,10 @@ final class FollowerSession {
         }
         // Never store past a gap: resynchronise through HELLO, which says exactly where we stand.
         String detail = "excerpt 0x" + Long.toHexString(index) + " does not follow 0x" + Long.toHexString(q.acceptedIndex);
-        LOG.log(System.Logger.Level.WARNING, q.spec.name() + ": " + detail + "; resynchronising");
+        LOG.warn(q.spec.name() + ": " + detail + "; resynchronising");
         q.resynchronising(QueueStatus.ResyncCause.GAP, detail);
         q.dropPart();
-        q.synced = false;
-        q.state = QueueStatus.State.CATCHING_UP;
+        q.transition(ReplicaState.AWAITING_DESCRIPTOR, null);
         sendHello(p, term);
         return false;
     }
@@ -450,13 +447,15 @@ final class FollowerSession {
         boolean wasReporting = q.blockedSecondsReported > 0;
         q.blockedSecondsReported = seconds;
         if (seconds > 0) {
-            if (q.state == QueueStatus.State.LIVE) {
-                q.state = QueueStatus.State.CATCHING_UP; // not keeping up: not ready either; LIVE again once written
-            }
-            q.stateDetail = BLOCKED_DETAIL + seconds + " s (another process holding the queue's write lock, stalled or"
+            String detail = BLOCKED_DETAIL + seconds + " s (another process holding the queue's write lock, stalled or"
                     + " killed?); the other queues go on";
-        } else if (wasReporting && q.stateDetail != null && q.stateDetail.startsWith(BLOCKED_DETAIL)) {
-            q.stateDetail = "";
+            if (q.state() == ReplicaState.LIVE) {
+                q.transition(ReplicaState.CATCHING_UP, detail); // not keeping up: not ready either; LIVE again once written
+            } else {
+                q.describe(detail);
+            }
+        } else if (wasReporting && q.detail().startsWith(BLOCKED_DETAIL)) {
+            q.describe("");
         }
     }
 
@@ -469,8 +468,8 @@ final class FollowerSession {
             q.quorumIndex = quorum;
             q.store.publishQuorumIndex(quorum);
         }
-        if (q.state == QueueStatus.State.CATCHING_UP && q.synced && q.lastIndex >= q.leaderLastIndex) {
-            q.state = QueueStatus.State.LIVE;
+        if (q.state() == ReplicaState.CATCHING_UP && q.lastIndex >= q.leaderLastIndex) {
+            q.transition(ReplicaState.LIVE, null);
         }
         sendAck(p, q);
     }
@@ -489,7 +488,7 @@ final class FollowerSession {
     }
 
     private void sendAck(PeerLink p, QueueReplica q) {
-        ackEncoder.encode(control.session(FrameType.ACK, term, p), q.position, q.state, q.lastIndex);
+        ackEncoder.encode(control.session(FrameType.ACK, term, p), q.position, q.reported(), q.lastIndex);
         control.sendSession(p);
     }
 }

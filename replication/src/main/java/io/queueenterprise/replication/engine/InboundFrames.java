@@ -3,7 +3,6 @@ package io.queueenterprise.replication.engine;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;
@@ -18,13 +17,16 @@ import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 import org.agrona.DirectBuffer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * Every frame the subscription delivers: checked, then handed to the handshake ({@link PeerSessions}), the leader's
  * side ({@link LeaderSession}) or the follower's ({@link FollowerSession}) by type and role.
  *
  * <p>Who may speak: every frame is MACed; handshake frames under a key derived from the peer credential, all later
- * frames under a per-session key derived from both sides' nonces. A frame is checked in this order, and dropped
- * and counted at the first failure: decodable header, known peer, MAC (handshake or session key), session id,
+ * frames under a per-session, per-direction key derived from both sides' nonces. A frame is checked in this order,
+ * and dropped and counted (per reason and type) at the first failure: its version, decodable header, known peer, MAC (handshake or session key), session id,
  * increasing sequence, term equal to this node's (lower: refused as stale; higher: refused, since only the admin
  * endpoint moves terms), then a decodable body. DATA batches are MACed too: one HMAC per batch of up to 64 KiB
  * costs about a microsecond plus ~1 ns/byte here, and without it anyone who can send UDP to the port could make a
@@ -32,7 +34,7 @@ import org.agrona.DirectBuffer;
  * reader fails); the batch amortises the cost over its excerpts. Duty-cycle thread only.
  */
 final class InboundFrames implements ControlledFragmentHandler {
-    private static final System.Logger LOG = System.getLogger(InboundFrames.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(InboundFrames.class);
 
     private final EngineSettings settings;
     private final int self;
@@ -56,6 +58,7 @@ final class InboundFrames implements ControlledFragmentHandler {
     private final RefusalBody refusal = new RefusalBody();
     private RefusalReason lastRefusalLogged;
     private long lastRefusalLoggedNanos;
+    private long lastVersionLoggedNanos;
 
     InboundFrames(EngineSettings settings, SessionCrypto.FrameMac handshakeMac, DropCounters drops, ControlFrames control,
                   RoleController roles, PeerSessions sessions, LeaderSession leaderSession, FollowerSession follower,
@@ -83,12 +86,19 @@ final class InboundFrames implements ControlledFragmentHandler {
         // fragments), never copied first: the media driver runs on this thread (INVOKER), so those bytes cannot change
         // while this handler runs, and what is verified is what is then handed on. A follower copies an excerpt once,
         // into its writer's ring (QueueWriter), only after the MAC below verified it.
+        drops.handling(null);
         try {
             frame.wrap(buffer, offset, length);
         } catch (MalformedFrameException e) {
-            drops.increment(DropReason.MALFORMED);
+            if ("version".equals(e.field()) && Frame.earlierVersion(buffer, offset, length)) {
+                drops.increment(DropReason.UNSUPPORTED_VERSION);
+                logVersion(buffer, offset);
+            } else {
+                drops.increment(DropReason.MALFORMED);
+            }
             return Action.CONTINUE;
         }
+        drops.handling(frame.type());
         int sender = frame.sender();
         if (sender >= peers.length || sender == self) {
             drops.increment(DropReason.UNKNOWN_PEER);
@@ -109,7 +119,7 @@ final class InboundFrames implements ControlledFragmentHandler {
                 drops.increment(DropReason.UNKNOWN_SESSION);
                 return Action.CONTINUE;
             }
-            if (!p.sessionMac.verify(frame)) {
+            if (!p.rxMac.verify(frame)) {
                 drops.increment(DropReason.BAD_MAC);
                 return Action.CONTINUE;
             }
@@ -123,7 +133,9 @@ final class InboundFrames implements ControlledFragmentHandler {
         if (frame.term() != term) {
             if (frame.term() < term) {
                 drops.increment(DropReason.STALE_TERM);
-                if (type != FrameType.REFUSAL) {
+                // No refusal for a refusal, nor for an old handshake frame of a peer whose session at this term is
+                // live (a replay: the peer knows the term), which would make every replayed copy send a frame.
+                if (type != FrameType.REFUSAL && !(handshakeFrame && p.established())) {
                     control.refuse(p, term, frame.sessionId(), RefusalReason.STALE_TERM, RefusalBody.NO_QUEUE, term,
                             "this node is at term " + term);
                 }
@@ -150,7 +162,7 @@ final class InboundFrames implements ControlledFragmentHandler {
         NodeStatus.Role role = roles.role();
         boolean fromLeader = role == NodeStatus.Role.FOLLOWER && p.position == roles.leader();
         switch (type) {
-            case CHALLENGE -> sessions.onChallenge(p, frame);
+            case CHALLENGE -> count(sessions.onChallenge(p, frame));
             case CHALLENGE_RESPONSE -> count(sessions.onChallengeResponse(p, frame, now));
             case PROOF -> count(sessions.onProof(p, frame, now));
             case HELLO -> {
@@ -188,7 +200,14 @@ final class InboundFrames implements ControlledFragmentHandler {
             }
             case REFUSAL -> {
                 refusal.wrap(frame);
-                onRefusal(p, fromLeader);
+                boolean inSession = p.established() && frame.sessionId() == p.sessionId;
+                if (inSession || answersHandshakeInHand(p)) {
+                    onRefusal(p, fromLeader);
+                } else {
+                    // A refusal outside a session carries no sequence: only the answer to this node's own handshake in
+                    // hand is taken; a replayed one would otherwise be taken again and again.
+                    drops.increment(DropReason.UNEXPECTED);
+                }
             }
             default -> drops.increment(DropReason.UNEXPECTED);
         }
@@ -207,10 +226,30 @@ final class InboundFrames implements ControlledFragmentHandler {
         return expected;
     }
 
+    /** A refusal MACed under the handshake key names the session id of the handshake this node has in hand. */
+    private boolean answersHandshakeInHand(PeerLink p) {
+        PeerLink.State state = p.state();
+        return (state == PeerLink.State.CHALLENGING || p.awaitingProof()) && frame.sessionId() == p.pendingSessionId;
+    }
+
     private void count(DropReason dropped) {
         if (dropped != null) {
             drops.increment(dropped);
         }
+    }
+
+    /** A peer of another release: said once per 10 s, since it repeats every frame. */
+    private void logVersion(DirectBuffer buffer, int offset) {
+        long now = System.nanoTime();
+        if (lastVersionLoggedNanos != 0 && now - lastVersionLoggedNanos < 10_000_000_000L) {
+            return;
+        }
+        lastVersionLoggedNanos = now;
+        int sender = buffer.getShort(offset + Frame.SENDER_OFFSET, Frame.ORDER) & 0xFFFF;
+        String who = sender < peers.length && sender != self && peers[sender] != null ? peers[sender].id : "position " + sender;
+        LOG.warn(settings.nodeId() + ": frames from " + who + " are of replication frame version "
+                + (buffer.getByte(offset + Frame.VERSION_OFFSET) & 0xFF) + ", this node speaks " + Frame.VERSION
+                + " only: every node of a cluster must run a release of the same frame version; dropped");
     }
 
     private void onRefusal(PeerLink p, boolean fromLeader) {
@@ -220,16 +259,14 @@ final class InboundFrames implements ControlledFragmentHandler {
             // a follower at another term than its leader is refused on every retry: log the news, not each retry
             lastRefusalLogged = refusal.reason();
             lastRefusalLoggedNanos = now;
-            LOG.log(System.Logger.Level.WARNING, settings.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
+            LOG.warn(settings.nodeId() + ": " + p.id + " refused: " + refusal.reason() + " " + message);
         }
         if (!fromLeader) {
             return;
         }
         int q = refusal.queue();
         if (refusal.reason() == RefusalReason.BEHIND_RETENTION && q < queues.length) {
-            queues[q].state = QueueStatus.State.BEHIND_RETENTION;
-            queues[q].stateDetail = message;
-            queues[q].synced = false;
+            queues[q].transition(ReplicaState.BEHIND_RETENTION, message);
         }
     }
 }

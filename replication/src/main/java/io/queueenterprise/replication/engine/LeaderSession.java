@@ -16,6 +16,9 @@ import io.queueenterprise.replication.wire.HelloBody;
 import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,7 +30,7 @@ import java.util.List;
  * agent's. Duty-cycle thread only.
  */
 final class LeaderSession {
-    private static final System.Logger LOG = System.getLogger(LeaderSession.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderSession.class);
 
     private final int self;
     private final QueueReplica[] queues;
@@ -43,6 +46,11 @@ final class LeaderSession {
     /** The term this node leads, which every frame carries. */
     private long term;
     private long lastDescriptorCheckNanos;
+    /**
+     * A test's seam (see {@link ReplicationAgent#holdDescriptorChecks}): while set, the periodic look at each queue's
+     * descriptor file is skipped, so a race with it is decided by the test rather than by the machine's load.
+     */
+    private boolean descriptorChecksHeld;
 
     LeaderSession(int self, QueueReplica[] queues, PeerLink[] peers, DropCounters drops, ControlFrames control) {
         this.self = self;
@@ -57,7 +65,7 @@ final class LeaderSession {
     int work(long now, long term) {
         this.term = term;
         int work = 0;
-        boolean checkDescriptors = now - lastDescriptorCheckNanos >= ReplicationAgent.HEARTBEAT_NANOS;
+        boolean checkDescriptors = !descriptorChecksHeld && now - lastDescriptorCheckNanos >= ReplicationAgent.HEARTBEAT_NANOS;
         if (checkDescriptors) {
             lastDescriptorCheckNanos = now;
         }
@@ -84,6 +92,10 @@ final class LeaderSession {
             updateQuorum(q, now);
         }
         return work;
+    }
+
+    void holdDescriptorChecks(boolean hold) {
+        descriptorChecksHeld = hold;
     }
 
     /** The quorum index of a queue moved past what this follower was last told, and no DATA frame is waiting to say it. */
@@ -176,7 +188,7 @@ final class LeaderSession {
             // Stamped and signed when offered, not when built: a control frame sent while this batch waited under
             // back-pressure took the next sequence, and the follower drops anything not above the last it saw.
             f.pending.putLong(Frame.SEQUENCE_OFFSET, sequence, Frame.ORDER);
-            p.sessionMac.sign(f.pending, 0, f.pendingLength);
+            p.txMac.sign(f.pending, 0, f.pendingLength);
             f.pendingSequence = sequence;
         }
         long result = p.publication.offer(f.pending, 0, f.pendingLength);
@@ -188,7 +200,7 @@ final class LeaderSession {
         if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
             p.dropSession(); // the follower is gone; it re-handshakes and HELLO tells where it stands
         } else if (result == Publication.MAX_POSITION_EXCEEDED) {
-            LOG.log(System.Logger.Level.ERROR, "publication to " + p.id + " reached its maximum position; dropping the session");
+            LOG.error("publication to " + p.id + " reached its maximum position; dropping the session");
             p.dropSession();
         }
         return 0; // BACK_PRESSURED or ADMIN_ACTION: the same frame goes next cycle

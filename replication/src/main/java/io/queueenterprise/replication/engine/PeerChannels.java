@@ -7,13 +7,16 @@ import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.queueenterprise.protocol.transport.EmbeddedTransport;
 import io.queueenterprise.replication.ReplicationException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The node's Aeron channels to its peers: one subscription on its own replication port and one publication per
  * peer whose host name resolved ({@link PeerResolver}). Made again after each restart of the transport. Duty-cycle
  * thread only.
  */
 final class PeerChannels {
-    private static final System.Logger LOG = System.getLogger(PeerChannels.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PeerChannels.class);
     static final int STREAM_ID = 0x5145; // "QE"
 
     private final EngineSettings settings;
@@ -89,7 +92,7 @@ final class PeerChannels {
             p.publication = aeron.addExclusivePublication(channel(settings.peers().get(p.position)), STREAM_ID);
             resolver.connected(p.position);
         } catch (RuntimeException e) { // Aeron's own lookup failed (the name went away again) or the channel is refused
-            LOG.log(System.Logger.Level.WARNING, settings.nodeId() + ": no channel to peer " + p.id + " yet: " + e.getMessage());
+            LOG.warn(settings.nodeId() + ": no channel to peer " + p.id + " yet: " + e.getMessage());
             resolver.retry(p.position, "no channel to " + settings.peers().get(p.position).host() + ": " + e.getMessage());
         }
     }

@@ -6,9 +6,12 @@ import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.ExpandableArrayBuffer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /** Another replica: where to send to it, and the authenticated session with it. Duty-cycle thread only. */
 final class PeerLink {
-    private static final System.Logger LOG = System.getLogger(PeerLink.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
     final int position;
     final String id;
     /** Replaced when the node restarts its embedded Aeron client and driver. */
@@ -36,7 +39,10 @@ final class PeerLink {
 
     private State state = State.DISCONNECTED;
     long sessionId;
-    SessionCrypto.FrameMac sessionMac;
+    /** MACs what this node sends in the session: its own direction's key ({@link SessionCrypto.Direction}). */
+    SessionCrypto.FrameMac txMac;
+    /** Verifies what the peer sends in the session: the other direction's key, so a reflected frame fails it. */
+    SessionCrypto.FrameMac rxMac;
     long txSequence;
     long rxSequence;
     long lastHeardNanos;
@@ -47,6 +53,15 @@ final class PeerLink {
     final byte[] initiatorNonce = new byte[32];
     final byte[] responderNonce = new byte[32];
     long challengeSentNanos;
+
+    /**
+     * Responder: the session ids of the last {@value #REMEMBERED_CHALLENGES} CHALLENGEs answered. An initiator draws a
+     * fresh id for every CHALLENGE it sends, so one seen again is a replay: dropped, not answered, and the handshake
+     * in hand (its nonces) is left alone.
+     */
+    static final int REMEMBERED_CHALLENGES = 64;
+    private final long[] answeredChallenges = new long[REMEMBERED_CHALLENGES];
+    private int challengesAnswered;
 
     /** Leader side: this follower's progress per queue. */
     final FollowerQueue[] progress;
@@ -75,9 +90,27 @@ final class PeerLink {
         return state == State.RESPONDING || state == State.ESTABLISHED_RESPONDING;
     }
 
+    /** Whether a CHALLENGE for {@code challengeSessionId} was answered lately (a replay). */
+    boolean challengeAnswered(long challengeSessionId) {
+        int remembered = Math.min(challengesAnswered, REMEMBERED_CHALLENGES);
+        for (int i = 0; i < remembered; i++) {
+            if (answeredChallenges[i] == challengeSessionId) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void rememberChallenge(long challengeSessionId) {
+        answeredChallenges[challengesAnswered++ % REMEMBERED_CHALLENGES] = challengeSessionId;
+        if (challengesAnswered == 2 * REMEMBERED_CHALLENGES) {
+            challengesAnswered = REMEMBERED_CHALLENGES; // keeps the count from overflowing; the ring is full either way
+        }
+    }
+
     void moveTo(State next, String why) {
-        if (next != state && LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, "peer " + id + ": " + state + " -> " + next + " (" + why + ")");
+        if (next != state && LOG.isDebugEnabled()) {
+            LOG.debug("peer " + id + ": " + state + " -> " + next + " (" + why + ")");
         }
         state = next;
     }
@@ -90,7 +123,8 @@ final class PeerLink {
     /** Forgets the session (peer gone, term changed, new session): tailers closed, progress reset. */
     void dropSession() {
         moveTo(State.DISCONNECTED, "session dropped");
-        sessionMac = null;
+        txMac = null;
+        rxMac = null;
         sessionId = 0;
         for (FollowerQueue f : progress) {
             f.reset();

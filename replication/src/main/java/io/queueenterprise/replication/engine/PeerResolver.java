@@ -1,6 +1,9 @@
 package io.queueenterprise.replication.engine;
 
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
@@ -23,7 +26,7 @@ import java.util.regex.Pattern;
  * channel to a name that resolved here).
  */
 final class PeerResolver implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(PeerResolver.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PeerResolver.class);
     static final long FIRST_RETRY_NANOS = 250_000_000L;
     static final long MAX_RETRY_NANOS = 30_000_000_000L;
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -127,13 +130,13 @@ final class PeerResolver implements AutoCloseable {
                 try {
                     InetAddress.getByName(hosts.get(i)); // cached by the JVM for the driver's own lookup right after
                     resolved.set(i, 1);
-                    LOG.log(System.Logger.Level.INFO, nodeId + ": peer host " + hosts.get(i) + " resolves now");
+                    LOG.info(nodeId + ": peer host " + hosts.get(i) + " resolves now");
                 } catch (UnknownHostException | SecurityException e) {
                     missing = true;
                     String problem = "host '" + hosts.get(i) + "' does not resolve (yet): " + e.getMessage()
                             + "; looked up again with backoff (at most every " + MAX_RETRY_NANOS / 1_000_000_000L + " s)";
                     if (!problem.equals(problems.get(i))) {
-                        LOG.log(System.Logger.Level.WARNING, nodeId + ": " + problem);
+                        LOG.warn(nodeId + ": " + problem);
                     }
                     report(i, problem);
                 }

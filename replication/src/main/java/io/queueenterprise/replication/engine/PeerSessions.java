@@ -1,7 +1,6 @@
 package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.Frame;
@@ -13,7 +12,11 @@ import io.queueenterprise.replication.wire.MalformedFrameException;
 import io.queueenterprise.replication.wire.RefusalBody;
 import io.queueenterprise.replication.wire.RefusalReason;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The authenticated session with each peer ({@link PeerLink.State}): the handshake (a follower challenges its
@@ -21,7 +24,7 @@ import java.security.SecureRandom;
  * them), heartbeats, and the timeouts that drop a silent peer's session. Duty-cycle thread only.
  */
 final class PeerSessions {
-    private static final System.Logger LOG = System.getLogger(PeerSessions.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PeerSessions.class);
     static final long SESSION_TIMEOUT_NANOS = 3_000_000_000L;
     static final long CHALLENGE_RETRY_NANOS = 250_000_000L;
 
@@ -39,9 +42,11 @@ final class PeerSessions {
     private final HeartbeatEncoder heartbeatEncoder = new HeartbeatEncoder();
     private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
+    /** Sessions established since start, with any peer (written here only, read by any thread). */
+    private final AtomicLong established;
 
     PeerSessions(EngineSettings settings, PeerCredential credential, ControlFrames control, RoleController roles,
-                 PeerLink[] peers, QueueReplica[] queues, FollowerSession follower) {
+                 PeerLink[] peers, QueueReplica[] queues, FollowerSession follower, AtomicLong established) {
         this.settings = settings;
         this.self = settings.selfPosition();
         this.credential = credential;
@@ -50,6 +55,7 @@ final class PeerSessions {
         this.peers = peers;
         this.queues = queues;
         this.follower = follower;
+        this.established = established;
     }
 
     // ------------------------------------------------------------------------------------------------ upkeep
@@ -64,14 +70,11 @@ final class PeerSessions {
         int written = follower.pollWriters(p.established() ? p : null, term, now);
         if (p.established()) {
             if (now - p.lastHeardNanos > SESSION_TIMEOUT_NANOS) {
-                LOG.log(System.Logger.Level.INFO, settings.nodeId() + ": no frame from leader " + p.id + " for "
+                LOG.info(settings.nodeId() + ": no frame from leader " + p.id + " for "
                         + SESSION_TIMEOUT_NANOS / 1_000_000 + " ms; reconnecting");
                 p.dropSession();
                 for (QueueReplica q : queues) {
-                    q.synced = false;
-                    if (q.state == QueueStatus.State.LIVE) {
-                        q.state = QueueStatus.State.CATCHING_UP;
-                    }
+                    q.sessionLost("session to the leader timed out");
                 }
                 return 1;
             }
@@ -126,15 +129,25 @@ final class PeerSessions {
 
     // ------------------------------------------------------------------------------------------------ handshake
 
-    /** Responder (leader): answers with its nonce and proof; the session starts with the initiator's PROOF. */
-    void onChallenge(PeerLink p, Frame frame) throws MalformedFrameException {
+    /**
+     * Responder (leader): answers with its nonce and proof; the session starts with the initiator's PROOF. A live
+     * session carries on meanwhile (anyone can replay a CHALLENGE); one seen lately is not answered at all.
+     *
+     * @return the reason it was dropped, or null when it was answered (or refused: this node does not lead)
+     */
+    DropReason onChallenge(PeerLink p, Frame frame) throws MalformedFrameException {
         handshake.wrap(frame);
         long term = roles.term();
         if (roles.role() != NodeStatus.Role.LEADER) {
             control.refuse(p, term, frame.sessionId(), RefusalReason.NOT_LEADER, RefusalBody.NO_QUEUE, term,
                     settings.nodeId() + " is " + roles.role());
-            return;
+            return null;
         }
+        if (p.challengeAnswered(frame.sessionId())) {
+            // Replayed: answering would replace the nonces of a handshake in hand, failing its PROOF.
+            return DropReason.REPLAYED;
+        }
+        p.rememberChallenge(frame.sessionId());
         handshake.initiatorNonce(p.initiatorNonce);
         random.nextBytes(p.responderNonce);
         p.pendingSessionId = frame.sessionId();
@@ -144,6 +157,7 @@ final class PeerSessions {
         handshakeEncoder.challengeResponse(control.handshake(FrameType.CHALLENGE_RESPONSE, term, p.pendingSessionId),
                 p.initiatorNonce, p.responderNonce, proof);
         control.sendHandshake(p, false);
+        return null;
     }
 
     /**
@@ -175,9 +189,9 @@ final class PeerSessions {
                 p.initiatorNonce, p.responderNonce);
         handshakeEncoder.proof(control.handshake(FrameType.PROOF, term, p.pendingSessionId), proof);
         control.sendHandshake(p, false);
-        establish(p, self, p.position, now);
+        establish(p, true, self, p.position, now);
         for (QueueReplica q : queues) {
-            q.synced = false;
+            q.sessionLost("new session");
             q.dropPart(); // a new session starts any large excerpt over
         }
         follower.sendHello(p, term);
@@ -197,18 +211,24 @@ final class PeerSessions {
             return DropReason.UNAUTHENTICATED;
         }
         p.dropSession();
-        establish(p, p.position, self, now);
+        establish(p, false, p.position, self, now);
         return null;
     }
 
-    private void establish(PeerLink p, int initiator, int responder, long now) {
-        p.sessionMac = SessionCrypto.sessionMac(credential, p.pendingSessionId, initiator, responder,
-                p.initiatorNonce, p.responderNonce);
+    /** Both proofs checked: this node signs with its own direction's key and verifies with the other's. */
+    private void establish(PeerLink p, boolean initiating, int initiator, int responder, long now) {
+        SessionCrypto.FrameMac toResponder = SessionCrypto.sessionMac(credential, SessionCrypto.Direction.INITIATOR_TO_RESPONDER,
+                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce);
+        SessionCrypto.FrameMac toInitiator = SessionCrypto.sessionMac(credential, SessionCrypto.Direction.RESPONDER_TO_INITIATOR,
+                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce);
+        p.txMac = initiating ? toResponder : toInitiator;
+        p.rxMac = initiating ? toInitiator : toResponder;
         p.sessionId = p.pendingSessionId;
         p.moveTo(PeerLink.State.ESTABLISHED, "both proofs checked");
         p.txSequence = 0;
         p.rxSequence = 0;
         p.lastHeardNanos = now;
         p.lastHeartbeatSentNanos = 0;
+        established.lazySet(established.get() + 1); // one writer thread
     }
 }

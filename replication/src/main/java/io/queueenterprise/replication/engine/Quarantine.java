@@ -6,6 +6,9 @@ import io.queueenterprise.replication.QueueStatus.QuarantineReason;
 import io.queueenterprise.replication.ReplicationException;
 import net.openhft.chronicle.queue.RollCycle;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.DataOutputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -34,7 +37,7 @@ import java.util.stream.Stream;
  * Library processes that have the directory open must reopen it.
  */
 final class Quarantine {
-    private static final System.Logger LOG = System.getLogger(Quarantine.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Quarantine.class);
     static final String DIR_NAME = "quarantine";
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
     private static final List<String> KEPT_FILES = List.of("queue-enterprise.properties", "queue-enterprise.role", TermHistory.FILE_NAME);
@@ -143,7 +146,7 @@ final class Quarantine {
             throw new ReplicationException("queue '" + queueName + "': cannot quarantine the excerpts after 0x"
                     + Long.toHexString(sharedEnd) + " in " + dir + ": " + e, e);
         }
-        LOG.log(System.Logger.Level.WARNING, "queue '" + queueName + "': " + moved + " " + reason.name().toLowerCase(java.util.Locale.ROOT)
+        LOG.warn("queue '" + queueName + "': " + moved + " " + reason.name().toLowerCase(java.util.Locale.ROOT)
                 + " excerpts after 0x" + Long.toHexString(sharedEnd) + " moved to " + target);
         return ReplicaStore.open(dir, rollCycle);
     }
@@ -200,7 +203,7 @@ final class Quarantine {
         try (Stream<Path> entries = Files.list(root)) {
             folders = entries.filter(Files::isDirectory).sorted().toList(); // names are UTC stamps: sorted by time
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot list " + root + ": " + e);
+            LOG.warn("cannot list " + root + ": " + e);
             return QueueStatus.Quarantines.NONE;
         }
         if (folders.isEmpty()) {
@@ -213,7 +216,7 @@ final class Quarantine {
             try (var in = Files.newBufferedReader(summaryFile, StandardCharsets.UTF_8)) {
                 summary.load(in);
             } catch (IOException | IllegalArgumentException e) {
-                LOG.log(System.Logger.Level.WARNING, "cannot read " + summaryFile + ": " + e);
+                LOG.warn("cannot read " + summaryFile + ": " + e);
             }
         }
         QuarantineReason reason;

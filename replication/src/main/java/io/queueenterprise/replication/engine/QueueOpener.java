@@ -3,6 +3,9 @@ package io.queueenterprise.replication.engine;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.AckMode;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,7 +29,7 @@ final class QueueOpener {
     static final long RETRY_NANOS = 2_000_000_000L;
     private static final long IDLE_NANOS = 20_000_000L;
     private static final int WORKERS = 4;
-    private static final System.Logger LOG = System.getLogger(QueueOpener.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(QueueOpener.class);
 
     /** A queue opened, recovered and checked, for the duty thread to take. */
     record Opened(ReplicaStore store, TermHistory history, long lastIndex, String damage, ExcerptChecksums checksums,
@@ -134,7 +137,7 @@ final class QueueOpener {
             try {
                 result = open(specs.get(q));
             } catch (RuntimeException | Error e) {
-                LOG.log(System.Logger.Level.ERROR, "queue " + specs.get(q).name() + " cannot be opened (retried every "
+                LOG.error("queue " + specs.get(q).name() + " cannot be opened (retried every "
                         + RETRY_NANOS / 1_000_000_000L + " s): " + e);
                 result = new Failed(String.valueOf(e));
             }
@@ -181,7 +184,7 @@ final class QueueOpener {
                 }
             }
             if (damage != null) {
-                LOG.log(System.Logger.Level.ERROR, spec.name() + ": " + damage + "; this copy is not served or"
+                LOG.error(spec.name() + ": " + damage + "; this copy is not served or"
                         + " acknowledged: rebuild this replica (move the queue directory aside; the leader copies it anew)");
             }
             TermHistory history = TermHistory.load(dir);
@@ -206,11 +209,11 @@ final class QueueOpener {
                     found.message());
             cut.recordAckMode(ackModeMark(spec.ackMode()));
             cut.publishWritableTerm(-1);
-            LOG.log(System.Logger.Level.WARNING, spec.name() + ": " + found.message() + "; the excerpts after 0x"
+            LOG.warn(spec.name() + ": " + found.message() + "; the excerpts after 0x"
                     + Long.toHexString(found.lastGoodIndex()) + " were moved to the quarantine and are fetched again from the leader");
             return cut;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, spec.name() + ": a damaged copy could not be moved aside: " + e, e);
+            LOG.error(spec.name() + ": a damaged copy could not be moved aside: " + e, e);
             try {
                 store.close();
             } catch (RuntimeException alreadyClosed) {

@@ -4,9 +4,13 @@ import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.QueueStatus;
 import org.HdrHistogram.Recorder;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /** One hosted queue on this node: its store, term history and replication state. Duty-cycle thread only. */
 final class QueueReplica {
-    private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(QueueReplica.class);
+    private static final boolean ASSERTIONS = QueueReplica.class.desiredAssertionStatus();
     /** A writer blocked this long counts as a stall in the status. */
     static final long WRITER_STALL_NANOS = 1_000_000_000L;
     /** Excerpts whose first sighting on the leader is remembered for ack latency and lag in ns. */
@@ -41,14 +45,14 @@ final class QueueReplica {
     TermHistory history;
     /** Leader: the last index its own tail has seen; follower: the last index written here. -1: empty. */
     long lastIndex = -1;
-    QueueStatus.State state = QueueStatus.State.STOPPED;
-    String stateDetail = "";
+    /** How the queue takes part in its role; only {@link #transition} changes it (with its detail). */
+    private ReplicaState state = ReplicaState.STOPPED;
+    /** Why the queue is in its state (which excerpt is damaged, how long its writer has been blocked); "" if nothing. */
+    private String detail = "";
     long bytesReplicated;
     long quorumIndex = -1;
     /** Follower: the leader's last index as last reported (heartbeat), to tell CATCHING_UP from LIVE. */
     long leaderLastIndex = -1;
-    /** Follower: the leader answered our HELLO for this queue (DESCRIPTOR applied); DATA is taken only then. */
-    boolean synced;
     /**
      * Follower: the last index handed to the writer, which it will write unless a write fails (-1: empty). Gaps are
      * judged against it; acknowledgements only ever carry {@link #lastIndex}, what the writer has written.
@@ -58,14 +62,7 @@ final class QueueReplica {
     long leaderQuorumIndex = -1;
     /** Follower: since when (nanoTime) the writer's ring has been too full for the next frame; 0 when it is not. */
     long ringFullSinceNanos;
-    /**
-     * Follower: the writer stayed behind longer than the agent waits with the subscription unread: this queue's
-     * frames are passed over (not stored, not acknowledged) and it resynchronises through HELLO once the writer drained.
-     */
-    boolean waitingForWriter;
-    /** Follower: a HELLO is owed for this queue as soon as its writer has drained. */
-    boolean helloWhenDrained;
-    /** Follower: whole seconds its writer has been blocked, as last written into {@link #stateDetail}. */
+    /** Follower: whole seconds its writer has been blocked, as last written into the detail. */
     long blockedSecondsReported;
     /** Follower: the writer's failed writes reported so far (state, refusal). */
     long failuresSeen;
@@ -110,10 +107,68 @@ final class QueueReplica {
     }
 
     void moveTo(Phase next, String why) {
-        if (next != phase && LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, spec.name() + ": " + phase + " -> " + next + " (" + why + ")");
+        if (next != phase && LOG.isDebugEnabled()) {
+            LOG.debug(spec.name() + ": " + phase + " -> " + next + " (" + why + ")");
         }
         phase = next;
+    }
+
+    ReplicaState state() {
+        return state;
+    }
+
+    /** What the status, the metrics and an ACK report: derived from the state. */
+    QueueStatus.State reported() {
+        return state.reported();
+    }
+
+    /** Why the queue is in its state; "" when there is nothing to say. */
+    String detail() {
+        return detail;
+    }
+
+    /**
+     * The one place the state changes: {@code next} must be allowed from the current state by
+     * {@link ReplicaState#canMoveTo} (an illegal transition throws when assertions are enabled, as in tests, and is
+     * logged at ERROR and applied otherwise, so a node keeps running as it did before the table existed).
+     * {@code detail}: why, as the status reports it; null keeps the current one. Logged at DEBUG when the state changes.
+     */
+    void transition(ReplicaState next, String detail) {
+        ReplicaState from = state;
+        if (!from.canMoveTo(next)) {
+            ReplicaState.IllegalTransitionException illegal = new ReplicaState.IllegalTransitionException(spec.name(), from, next);
+            if (ASSERTIONS) {
+                throw illegal;
+            }
+            LOG.error(illegal.getMessage(), illegal);
+        }
+        state = next;
+        if (detail != null) {
+            this.detail = detail;
+        }
+        if (next != from && LOG.isDebugEnabled()) {
+            LOG.debug(spec.name() + ": " + from + " -> " + next
+                    + (this.detail.isEmpty() ? "" : " (" + this.detail + ")"));
+        }
+    }
+
+    /** A new detail for the current state (how long the writer has been blocked, why it cannot open yet). */
+    void describe(String detail) {
+        transition(state, detail);
+    }
+
+    /**
+     * Follower: the session to the leader ended (timeout, new session, transport restart): a synchronised queue
+     * waits for the DESCRIPTOR that answers its next HELLO. Other states are kept (a writer still behind owes its
+     * HELLO once drained; a refused or failed copy stays as it is).
+     */
+    void sessionLost(String why) {
+        if (state.synced()) {
+            transition(ReplicaState.AWAITING_DESCRIPTOR, null);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug(spec.name() + ": " + why);
+            }
+        }
     }
 
     /** Handed over by the opener: its store and writer are set. */

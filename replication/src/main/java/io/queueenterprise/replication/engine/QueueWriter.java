@@ -8,6 +8,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -33,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * which this thread holds while it works.
  */
 final class QueueWriter implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(QueueWriter.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(QueueWriter.class);
     /** Ring capacity: 2 MiB, so that a batch of 64 KiB fits 32 times over and one excerpt of a batch always fits. */
     static final int RING_CAPACITY = 2 * 1024 * 1024;
     private static final int WRITE = 1;
@@ -241,7 +244,7 @@ final class QueueWriter implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (thread.isAlive()) {
-            LOG.log(System.Logger.Level.WARNING, name + ": writer thread still blocked in the store after " + timeout + " "
+            LOG.warn(name + ": writer thread still blocked in the store after " + timeout + " "
                     + unit + "; its store is left open");
             return false;
         }
@@ -264,7 +267,7 @@ final class QueueWriter implements AutoCloseable {
                     try {
                         checksums.flushIfDue(System.nanoTime());
                     } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.WARNING, name + ": " + e);
+                        LOG.warn(name + ": " + e);
                     }
                 }
             }

@@ -10,6 +10,9 @@ import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.concurrent.Agent;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +28,7 @@ import java.util.function.Function;
  * see {@link QueueWriter}).
  */
 public final class ReplicationAgent implements Agent, HostedQueues {
-    private static final System.Logger LOG = System.getLogger(ReplicationAgent.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
     public static final int STREAM_ID = PeerChannels.STREAM_ID;
     static final int MAX_BATCH_BYTES = 64 * 1024;
     static final long HEARTBEAT_NANOS = 100_000_000L;
@@ -46,6 +49,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
     private final SessionCrypto.FrameMac handshakeMac;
     private final NodeStateFile stateFile;
     private final DropCounters drops = new DropCounters();
+    private final java.util.concurrent.atomic.AtomicLong sessionsEstablished = new java.util.concurrent.atomic.AtomicLong();
     private final AdminCommands<ReplicationAgent> commands;
     private final EmbeddedTransport transport;
     private final ControlFrames control;
@@ -108,6 +112,14 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return drops;
     }
 
+    /**
+     * Authenticated sessions established since start, with any peer: a new one means a handshake completed (a session
+     * started or was replaced); replayed or reflected frames never add one. Any thread.
+     */
+    public long sessionsEstablished() {
+        return sessionsEstablished.get();
+    }
+
     // ------------------------------------------------------------------------------------------------ lifecycle
 
     @Override
@@ -145,7 +157,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         follower = new FollowerSession(queues, drops, control);
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         roles = new RoleController(settings, stateFile, queues, peers, leaderSession, follower);
-        sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower);
+        sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower, sessionsEstablished);
         channels = new PeerChannels(settings, peers, resolver,
                 new InboundFrames(settings, handshakeMac, drops, control, roles, sessions, leaderSession, follower, peers, queues));
         statusBuilder = new StatusBuilder(settings, roles, queues, peers, drops, transport, resolver);
@@ -179,11 +191,8 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         public void detach() {
             roles.dropAllSessions();
             for (QueueReplica q : queues) {
-                q.synced = false;
+                q.sessionLost("transport detached");
                 q.dropPart();
-                if (roles.role() == NodeStatus.Role.FOLLOWER && q.state == io.queueenterprise.replication.QueueStatus.State.LIVE) {
-                    q.state = io.queueenterprise.replication.QueueStatus.State.CATCHING_UP;
-                }
             }
             closeQuietly(clients == null ? null : clients::close);
             channels.detach();
@@ -241,8 +250,12 @@ public final class ReplicationAgent implements Agent, HostedQueues {
             try {
                 lastStatus = buildStatus();
             } catch (RuntimeException e) {
-                LOG.log(startFailure == null ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-                        settings.nodeId() + ": no status at close: " + e);
+                String why = settings.nodeId() + ": no status at close: " + e;
+                if (startFailure == null) {
+                    LOG.warn(why);
+                } else {
+                    LOG.debug(why); // a node that never started has no status to keep: the start failure says why
+                }
             }
         }
         commands.close();
@@ -392,10 +405,20 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return queue(queue).ackLatency.getIntervalHistogram();
     }
 
+    /**
+     * For tests: while {@code hold}, this node, leading, does not look at its queues' descriptor files every
+     * heartbeat interval; a follower then learns of a new descriptor only from the leader's other paths (its HELLO's
+     * answer, or the first excerpt after a follower was answered with none). Duty thread (through {@code submit}).
+     */
+    public boolean holdDescriptorChecks(boolean hold) {
+        leaderSession.holdDescriptorChecks(hold);
+        return hold;
+    }
+
     /** Why a queue is in its state (e.g. which excerpt is damaged); empty when there is nothing to say. */
     public String stateDetail(String queue) {
         QueueReplica q = queue(queue);
-        return q.stateDetail == null ? "" : q.stateDetail;
+        return q.detail();
     }
 
     /** Follower: bytes of a large excerpt received in pieces and not yet stored (0: none). Duty-cycle thread. */

@@ -4,6 +4,9 @@ import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.QueueStatus;
 import io.queueenterprise.replication.StaleTermException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The node's role, term and leader, and what each role change does to every queue: promote, follow, fence (the
  * admin commands, persisted before acting), settle (a queue takes no part until its writer found its last index),
@@ -11,7 +14,7 @@ import io.queueenterprise.replication.StaleTermException;
  * late (opened off the duty thread) takes whatever role the node has then. Duty-cycle thread only.
  */
 final class RoleController {
-    private static final System.Logger LOG = System.getLogger(RoleController.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RoleController.class);
     /** A queue whose writer has been blocked this long in the store says so in its state detail. */
     static final long WRITER_BLOCKED_REPORT_NANOS = 1_000_000_000L;
 
@@ -128,7 +131,7 @@ final class RoleController {
             if (opened == null) {
                 pending++;
                 String problem = opener.problem(q.position);
-                q.stateDetail = problem == null ? "opening" : "cannot open yet (retried): " + problem;
+                q.describe(problem == null ? "opening" : "cannot open yet (retried): " + problem);
                 continue;
             }
             q.store = opened.store();
@@ -138,7 +141,7 @@ final class RoleController {
             q.descriptorWatch = opened.descriptorWatch();
             q.damage = opened.damage();
             q.quarantines = opened.quarantines();
-            q.stateDetail = q.damage != null ? q.damage : opened.note() != null ? opened.note() : "";
+            q.describe(q.damage != null ? q.damage : opened.note() != null ? opened.note() : "");
             q.writer = new QueueWriter(settings.nodeId(), q.spec.name(), q.store, q.checksums, q.lastIndex);
             q.acceptedIndex = q.lastIndex;
             q.moveTo(QueueReplica.Phase.ACTIVE, "opened");
@@ -202,14 +205,10 @@ final class RoleController {
         q.moveTo(q.writer.findLast(q.roleGeneration) ? QueueReplica.Phase.SETTLING : QueueReplica.Phase.SETTLE_NOT_ASKED,
                 "role change");
         q.writer.wake();
-        q.synced = false;
-        q.waitingForWriter = false;
-        q.helloWhenDrained = false;
         q.ringFullSinceNanos = 0;
         q.dropPart();
         if (q.damage == null) {
-            q.state = QueueStatus.State.STOPPED;
-            q.stateDetail = "finding the last index for the new role";
+            q.transition(ReplicaState.STOPPED, "finding the last index for the new role");
         }
         settling = true;
     }
@@ -240,17 +239,16 @@ final class RoleController {
                 long blocked = q.writer.busyNanos(now);
                 q.trackWriterStall(blocked);
                 if (blocked > WRITER_BLOCKED_REPORT_NANOS && q.damage == null) {
-                    q.stateDetail = "finding the last index for the new role: its writer has been blocked in the store for "
-                            + blocked / 1_000_000 + " ms";
+                    q.describe("finding the last index for the new role: its writer has been blocked in the store for "
+                            + blocked / 1_000_000 + " ms");
                 }
                 continue;
             }
             q.moveTo(QueueReplica.Phase.ACTIVE, "last index found");
             work++;
             if (last == QueueWriter.SCAN_FAILED) {
-                q.state = QueueStatus.State.CORRUPTED;
-                q.stateDetail = String.valueOf(q.writer.failure());
-                LOG.log(System.Logger.Level.ERROR, q.spec.name() + ": " + q.stateDetail);
+                q.transition(ReplicaState.CORRUPTED, String.valueOf(q.writer.failure()));
+                LOG.error(q.spec.name() + ": " + q.detail());
                 continue;
             }
             q.acceptedIndex = last;
@@ -278,7 +276,7 @@ final class RoleController {
         closeTails(q);
         if (q.damage != null) {
             q.store.publishWritableTerm(-1); // a damaged copy is neither served nor written
-            q.state = QueueStatus.State.CORRUPTED;
+            q.transition(ReplicaState.CORRUPTED, null);
             return;
         }
         q.lastIndex = last;
@@ -289,9 +287,7 @@ final class RoleController {
             q.selfTail.toStart();
         }
         q.forgetSeen();
-        q.state = QueueStatus.State.LIVE;
-        q.stateDetail = "";
-        q.synced = false;
+        q.transition(ReplicaState.LEADING, "");
         leaderSession.updateQuorum(q, now);
         q.store.publishWritableTerm(term);
     }
@@ -316,12 +312,11 @@ final class RoleController {
         q.store.recordReplica();
         closeTails(q);
         q.lastIndex = last;
-        q.synced = false;
         q.leaderLastIndex = -1;
         if (q.damage != null) {
-            q.state = QueueStatus.State.CORRUPTED;
-        } else if (q.state != QueueStatus.State.BEHIND_RETENTION) {
-            q.state = QueueStatus.State.CATCHING_UP;
+            q.transition(ReplicaState.CORRUPTED, null);
+        } else if (q.state() != ReplicaState.BEHIND_RETENTION) { // refused while settling: stays refused
+            q.transition(ReplicaState.AWAITING_DESCRIPTOR, null); // the HELLO follows (settleQueues, adoptOpened)
         }
     }
 
@@ -343,8 +338,7 @@ final class RoleController {
             q.store.recordReplica();
         }
         closeTails(q);
-        q.state = q.damage != null ? QueueStatus.State.CORRUPTED : QueueStatus.State.STOPPED;
-        q.synced = false;
+        q.transition(q.damage != null ? ReplicaState.CORRUPTED : ReplicaState.STOPPED, null);
     }
 
     /** The leader's own tail and every follower's tailer of this queue closed. */

@@ -40,7 +40,7 @@ final class StatusBuilder {
             List<QueueStatus.PeerProgress> progress = new ArrayList<>();
             if (!q.open()) { // still opening: nothing held is known yet
                 list.add(new QueueStatus(q.spec.name(), QueueStatus.State.STOPPED, -1, -1, -1, -1, progress, 0, drops.total(),
-                        q.stateDetail, QueueStatus.Writer.NONE, q.resyncs, q.quarantines));
+                        q.detail(), QueueStatus.Writer.NONE, q.resyncs, q.quarantines));
                 continue;
             }
             if (role == NodeStatus.Role.LEADER) {
@@ -58,8 +58,8 @@ final class StatusBuilder {
             q.trackWriterStall(blocked);
             QueueStatus.Writer writer = new QueueStatus.Writer(TimeUnit.NANOSECONDS.toMillis(blocked), q.writerStalls,
                     q.lastWriterStallAt);
-            list.add(new QueueStatus(q.spec.name(), q.state, q.lastIndex, durable, q.quorumIndex, q.store.firstIndex(),
-                    progress, q.bytesReplicated, drops.total(), q.stateDetail, writer, q.resyncs, q.quarantines));
+            list.add(new QueueStatus(q.spec.name(), q.reported(), q.lastIndex, durable, q.quorumIndex, q.store.firstIndex(),
+                    progress, q.bytesReplicated, drops.total(), q.detail(), writer, q.resyncs, q.quarantines));
         }
         int leader = roles.leader();
         return new NodeStatus(settings.nodeId(), role, roles.term(), leader < 0 ? null : settings.peers().get(leader).id(),

@@ -10,6 +10,9 @@ import net.openhft.chronicle.queue.impl.RollingResourcesCache;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +46,7 @@ import java.util.stream.Stream;
  * reports the new first index ({@code RetentionWithEngineTest}).
  */
 public final class RetentionTask implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RetentionTask.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RetentionTask.class);
     private static final String SUFFIX = ".cq4";
 
     private final NodeConfig config;
@@ -113,7 +116,7 @@ public final class RetentionTask implements AutoCloseable {
         try {
             runOnce();
         } catch (RuntimeException e) { // keep the schedule: the next run may succeed (the queue directory appears)
-            LOG.log(System.Logger.Level.WARNING, "retention run failed: {0}", e.toString());
+            LOG.warn("retention run failed: {}", e.toString());
         }
     }
 
@@ -132,7 +135,7 @@ public final class RetentionTask implements AutoCloseable {
             try {
                 deleted.addAll(apply(queue, dir, neededIndex(node, queue.name())));
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "retention of queue {0} in {1} failed: {2}", queue.name(), dir, e.toString());
+                LOG.warn("retention of queue {} in {} failed: {}", queue.name(), dir, e.toString());
             }
         }
         return deleted;
@@ -202,8 +205,8 @@ public final class RetentionTask implements AutoCloseable {
             counter.deletedBytes.addAndGet(file.bytes());
             if (neededByFollower) {
                 counter.forcedDeletions.incrementAndGet();
-                LOG.log(System.Logger.Level.WARNING, "queue {0}: maxBytes forced deleting {1}, which a connected follower"
-                        + " still needs (durable index {2})", queue.name(), file.path().getFileName(), neededIndex.getAsLong());
+                LOG.warn("queue {}: maxBytes forced deleting {}, which a connected follower"
+                        + " still needs (durable index {})", queue.name(), file.path().getFileName(), neededIndex.getAsLong());
             }
         }
         counter.heldBackCycles.set(heldBack);
@@ -222,7 +225,7 @@ public final class RetentionTask implements AutoCloseable {
         try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.single(dir.toFile()).rollCycle(rollCycle).build()) {
             queue.refreshDirectoryListing();
         } catch (RuntimeException e) { // e.g. a foreign *.cq4 file Chronicle cannot parse: the deletions stand
-            LOG.log(System.Logger.Level.WARNING, "retention: Chronicle could not rescan {0}: {1}", dir, e.toString());
+            LOG.warn("retention: Chronicle could not rescan {}: {}", dir, e.toString());
         }
     }
 

@@ -19,15 +19,22 @@ import javax.crypto.spec.SecretKeySpec;
  *       frames, so frames from anyone without the credential are dropped before any work;</li>
  *   <li>proofs = HMAC(credential-derived proof key, role || session id || initiator || responder || term || both
  *       nonces): each side proves the credential over the other's fresh nonce (no replay of an old handshake);</li>
- *   <li>session key = HKDF(credential, salt = initiator nonce || responder nonce, info = ".../session" || session id ||
- *       initiator || responder): MACs every later frame of that session (HMAC-SHA256, first 16 bytes).</li>
+ *   <li>session keys, one per direction = HKDF(credential, salt = initiator nonce || responder nonce, info =
+ *       ".../v2/session" || direction label || session id || initiator || responder): MAC every later frame of that
+ *       session (HMAC-SHA256, first 16 bytes), each side signing with its own direction's key and verifying with the
+ *       other's. Both fresh nonces make every session's keys new (a frame of an older session fails its MAC); the
+ *       direction label makes a frame sent back to its sender (reflected) fail its MAC too; both node ids and the
+ *       session id tie the keys to this pair and this session.</li>
  * </ul>
  */
 public final class SessionCrypto {
     private static final String ALGORITHM = "HmacSHA256";
     private static final byte[] INFO_HANDSHAKE = "queue-enterprise/replication/v1/handshake".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] INFO_PROOF = "queue-enterprise/replication/v1/proof".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] INFO_SESSION = "queue-enterprise/replication/v1/session".getBytes(StandardCharsets.US_ASCII);
+    /** v2: per-direction keys (v1 had one key for both directions); frames carry {@code Frame.VERSION} 2 since. */
+    private static final byte[] INFO_SESSION = "queue-enterprise/replication/v2/session".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABEL_INITIATOR_TO_RESPONDER = "initiator->responder".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABEL_RESPONDER_TO_INITIATOR = "responder->initiator".getBytes(StandardCharsets.US_ASCII);
 
     private SessionCrypto() {
     }
@@ -55,12 +62,36 @@ public final class SessionCrypto {
         return new FrameMac(hkdf(credential.secret(), new byte[32], INFO_HANDSHAKE, 32));
     }
 
-    public static FrameMac sessionMac(PeerCredential credential, long sessionId, int initiator, int responder,
-                                      byte[] initiatorNonce, byte[] responderNonce) {
+    /** Which way a session key MACs: each direction of a session has its own key. */
+    public enum Direction {
+        /** Frames the initiator (a follower) sends to the responder (its leader). */
+        INITIATOR_TO_RESPONDER(LABEL_INITIATOR_TO_RESPONDER),
+        /** Frames the responder (a leader) sends to the initiator (its follower). */
+        RESPONDER_TO_INITIATOR(LABEL_RESPONDER_TO_INITIATOR);
+
+        private final byte[] label;
+
+        Direction(byte[] label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * The MAC of one direction of a session: HKDF(credential, salt = both nonces, info = ".../v2/session" || direction
+     * label || session id || initiator || responder).
+     */
+    public static FrameMac sessionMac(PeerCredential credential, Direction direction, long sessionId, int initiator,
+                                      int responder, byte[] initiatorNonce, byte[] responderNonce) {
+        return new FrameMac(sessionKey(credential, direction, sessionId, initiator, responder, initiatorNonce, responderNonce));
+    }
+
+    static byte[] sessionKey(PeerCredential credential, Direction direction, long sessionId, int initiator, int responder,
+                             byte[] initiatorNonce, byte[] responderNonce) {
         byte[] salt = concat(initiatorNonce, responderNonce);
-        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 12).order(ByteOrder.LITTLE_ENDIAN)
-                .put(INFO_SESSION).putLong(sessionId).putShort((short) initiator).putShort((short) responder).array();
-        return new FrameMac(hkdf(credential.secret(), salt, info, 32));
+        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 1 + direction.label.length + 12).order(ByteOrder.LITTLE_ENDIAN)
+                .put(INFO_SESSION).put((byte) direction.label.length).put(direction.label)
+                .putLong(sessionId).putShort((short) initiator).putShort((short) responder).array();
+        return hkdf(credential.secret(), salt, info, 32);
     }
 
     /** The proof a side gives ("initiator" or "responder") over both nonces and the session's identity. */

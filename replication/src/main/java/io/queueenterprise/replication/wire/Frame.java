@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  * 16  i64  session id (chosen by the session's initiator)
  * 24  i64  sequence: per session and direction, strictly increasing (a replayed frame is dropped)
  * 32  ...  body
- * end u8[16] MAC: HMAC-SHA256 (truncated) under the session key, over everything before it; for the handshake
+ * end u8[16] MAC: HMAC-SHA256 (truncated) under the sender's direction of the session key, over everything before it; for the handshake
  *            frames under the handshake key derived from the peer credential
  * </pre>
  *
@@ -26,7 +26,11 @@ import java.nio.ByteOrder;
  */
 public final class Frame {
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
-    public static final int VERSION = 1;
+    /**
+     * 2: per-direction session keys (see {@code SessionCrypto}); a version-1 node's session frames would fail every MAC
+     * here, so its frames are refused by version, visibly, rather than by MAC.
+     */
+    public static final int VERSION = 2;
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
     public static final int SENDER_OFFSET = 2;
@@ -84,6 +88,17 @@ public final class Frame {
         this.length = length;
         this.type = t;
         return this;
+    }
+
+    /**
+     * Whether {@code buffer[offset, offset + length)}, which {@link #wrap} refused for its version, is a frame of an
+     * earlier version (1 to {@code VERSION - 1}) whose header otherwise reads: its declared length is its length and
+     * its type is known. A node of an older release, then, rather than noise; only the bounds are assumed checked.
+     */
+    public static boolean earlierVersion(DirectBuffer buffer, int offset, int length) {
+        int version = buffer.getByte(offset + VERSION_OFFSET) & 0xFF;
+        return version >= 1 && version < VERSION && buffer.getInt(offset + LENGTH_OFFSET, ORDER) == length
+                && FrameType.of(buffer.getByte(offset + TYPE_OFFSET) & 0xFF) != null;
     }
 
     public DirectBuffer buffer() {

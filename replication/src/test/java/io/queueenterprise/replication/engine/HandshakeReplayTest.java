@@ -14,14 +14,16 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.Arrays;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * A follower's side of the handshake, driven frame by frame (no transport: nothing it sends goes anywhere). A
- * CHALLENGE_RESPONSE is taken only while this follower is CHALLENGING: one replayed from the network into an
- * established session would otherwise start the same session over, with its sequence numbers back at zero, and let
- * every frame already seen in it be replayed.
+ * Both sides of the handshake, driven frame by frame (no transport: nothing they send goes anywhere). A follower takes
+ * a CHALLENGE_RESPONSE only while it is CHALLENGING: one replayed from the network into an established session would
+ * otherwise start the same session over, with its sequence numbers back at zero, and let every frame already seen in
+ * it be replayed. A leader does not answer a CHALLENGE it answered lately: a replayed one would otherwise replace the
+ * nonces of a handshake in hand.
  */
 @Tag("unit")
 class HandshakeReplayTest {
@@ -43,7 +45,8 @@ class HandshakeReplayTest {
         FollowerSession follower = new FollowerSession(queues, drops, control);
         RoleController roles = new RoleController(settings, new NodeStateFile(data), queues, peers,
                 new LeaderSession(1, queues, peers, drops, control), follower);
-        PeerSessions sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower);
+        PeerSessions sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower,
+                new java.util.concurrent.atomic.AtomicLong());
         roles.follow("a", 1);
 
         sessions.followerLink(System.nanoTime()); // sends CHALLENGE
@@ -57,6 +60,56 @@ class HandshakeReplayTest {
         assertEquals(PeerLink.State.ESTABLISHED, leader.state());
         assertEquals(42, leader.rxSequence, "a replay must not reset the session's sequence");
         credential.close();
+    }
+
+    @Test
+    void aReplayedChallengeIsNotAnsweredAndLeavesTheSessionAndTheHandshakeInHandAlone() throws Exception {
+        PeerCredential credential = PeerCredential.of(new byte[32]);
+        EngineSettings settings = EngineSettings.builder().nodeId("a").dataDirectory(data)
+                .peer("a", "127.0.0.1", 7001, 0).peer("b", "127.0.0.1", 7002, 0)
+                .queue("orders", "FAST_DAILY", EngineSettings.Encryption.NONE, AckMode.ASYNC).build();
+        QueueReplica[] queues = {new QueueReplica(settings.queues().get(0), 0)};
+        PeerLink followerLink = new PeerLink(1, "b", null, 1);
+        PeerLink[] peers = {null, followerLink};
+        SessionCrypto.FrameMac handshakeMac = SessionCrypto.handshakeMac(credential);
+        ControlFrames control = new ControlFrames(0, handshakeMac, null);
+        DropCounters drops = new DropCounters();
+        FollowerSession follower = new FollowerSession(queues, drops, control);
+        RoleController roles = new RoleController(settings, new NodeStateFile(data), queues, peers,
+                new LeaderSession(0, queues, peers, drops, control), follower);
+        java.util.concurrent.atomic.AtomicLong established = new java.util.concurrent.atomic.AtomicLong();
+        PeerSessions sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower, established);
+        roles.promote(1);
+
+        byte[] followerNonce = new byte[32];
+        Arrays.fill(followerNonce, (byte) 5);
+        Frame challenge = handshakeFrame(handshakeMac, FrameType.CHALLENGE, 77, followerNonce);
+        assertNull(sessions.onChallenge(followerLink, challenge));
+        assertEquals(PeerLink.State.RESPONDING, followerLink.state());
+        byte[] leaderNonce = followerLink.responderNonce.clone();
+        byte[] proof = SessionCrypto.proof(credential, "initiator", 77, 1, 0, 1, followerNonce, leaderNonce);
+        assertNull(sessions.onProof(followerLink, handshakeFrame(handshakeMac, FrameType.PROOF, 77, proof), System.nanoTime()));
+        assertEquals(PeerLink.State.ESTABLISHED, followerLink.state());
+        assertEquals(1, established.get());
+        followerLink.rxSequence = 42;
+
+        assertEquals(DropReason.REPLAYED, sessions.onChallenge(followerLink, challenge), "replayed CHALLENGE");
+        assertEquals(PeerLink.State.ESTABLISHED, followerLink.state(), "no CHALLENGE_RESPONSE owed, no PROOF awaited");
+        assertArrayEquals(leaderNonce, followerLink.responderNonce, "the handshake's nonces are left alone");
+        assertEquals(42, followerLink.rxSequence);
+        assertEquals(77, followerLink.sessionId);
+        assertEquals(1, established.get());
+        credential.close();
+    }
+
+    private static Frame handshakeFrame(SessionCrypto.FrameMac mac, FrameType type, long session, byte[] body)
+            throws Exception {
+        ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        FrameEncoder encoder = new FrameEncoder();
+        encoder.begin(buffer, 0, type, 1, 1, session, 0).bytes(body, 0, body.length);
+        int length = encoder.finish();
+        mac.sign(buffer, 0, length);
+        return new Frame().wrap(buffer, 0, length);
     }
 
     /** What the leader answers to the follower's CHALLENGE, proof included. */

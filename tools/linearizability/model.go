@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The sequential specification of one queue: an append-only log of (index, value), indexes strictly increasing.
+//   - An acknowledged append (ok) took effect exactly once, at the index it returned.
+//   - An append that timed out (written locally, not acknowledged) or got no answer took effect at most once: at its
+//     index, or not at all (a failover may quarantine it).
+//   - A refused append never took effect.
+//   - A read returns the whole log as it stands at its linearization point.
+//
+// The state is summarised as (last index, count, a hash folded over the entries in index order), so a step costs
+// O(1) however long the log: a read compares its log's summary with the state's.
+type logState struct {
+	last  int64
+	count int
+	hash  uint64
+}
+
+type appendInput struct {
+	queue   string
+	value   string
+	index   int64 // -1: not known (no answer, and the value is in no read)
+	outcome string
+}
+
+type readInput struct {
+	queue   string
+	replica string
+}
+
+type readOutput struct {
+	state   logState
+	entries int
+}
+
+func (s logState) with(index int64, value string) logState {
+	return logState{last: index, count: s.count + 1, hash: fold(s.hash, index, value)}
+}
+
+func fold(h uint64, index int64, value string) uint64 {
+	f := fnv.New64a()
+	fmt.Fprintf(f, "%d\x00%s", index, value)
+	x := h ^ f.Sum64()
+	// splitmix64's finaliser: order matters, so [a, b] and [b, a] fold to different hashes
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func summarise(log []logEntry) logState {
+	s := logState{last: -1}
+	for _, e := range log {
+		s = s.with(e.Index, e.Value)
+	}
+	return s
+}
+
+func queueOf(input interface{}) string {
+	switch in := input.(type) {
+	case appendInput:
+		return in.queue
+	case readInput:
+		return in.queue
+	}
+	return ""
+}
+
+var queueLog = porcupine.NondeterministicModel{
+	Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
+		byQueue := map[string][]porcupine.Operation{}
+		var order []string
+		for _, op := range history {
+			q := queueOf(op.Input)
+			if _, seen := byQueue[q]; !seen {
+				order = append(order, q)
+			}
+			byQueue[q] = append(byQueue[q], op)
+		}
+		var partitions [][]porcupine.Operation
+		for _, q := range order {
+			partitions = append(partitions, byQueue[q])
+		}
+		return partitions
+	},
+	Init: func() []interface{} { return []interface{}{logState{last: -1}} },
+	Step: func(state, input, output interface{}) []interface{} {
+		s := state.(logState)
+		switch in := input.(type) {
+		case appendInput:
+			applies := in.index > s.last
+			switch in.outcome {
+			case "ok":
+				if applies {
+					return []interface{}{s.with(in.index, in.value)}
+				}
+				return nil
+			case "timeout", "unknown":
+				if in.index >= 0 && applies {
+					return []interface{}{s, s.with(in.index, in.value)}
+				}
+				return []interface{}{s}
+			default: // refused
+				return []interface{}{s}
+			}
+		case readInput:
+			if output.(readOutput).state == s {
+				return []interface{}{s}
+			}
+			return nil
+		}
+		return nil
+	},
+	Equal: func(a, b interface{}) bool { return a.(logState) == b.(logState) },
+	Hash:  func(state interface{}) uint64 { return state.(logState).hash ^ uint64(state.(logState).last) },
+	DescribeOperation: func(input, output interface{}) string {
+		switch in := input.(type) {
+		case appendInput:
+			return fmt.Sprintf("append(%s) -> %s @%d", in.value, in.outcome, in.index)
+		case readInput:
+			out := output.(readOutput)
+			return fmt.Sprintf("read %s -> %d entries, last %d", in.replica, out.entries, out.state.last)
+		}
+		return "?"
+	},
+	DescribeState: func(state interface{}) string {
+		s := state.(logState)
+		return fmt.Sprintf("%d entries, last %d, hash %016x", s.count, s.last, s.hash)
+	},
+}
+
+// operations turns the records into porcupine's operations. An append with no answer and no index is looked up in
+// the reads: a value found there may have been written at that index (values are unique in a history).
+func operations(records []record) []porcupine.Operation {
+	foundAt := map[string]int64{}
+	for _, r := range records {
+		if r.Op == "read" {
+			for _, e := range r.Log {
+				foundAt[r.Queue+"\x00"+e.Value] = e.Index
+			}
+		}
+	}
+	ops := make([]porcupine.Operation, 0, len(records))
+	for _, r := range records {
+		op := porcupine.Operation{ClientId: r.Client, Call: r.Call, Return: r.returnOf()}
+		if r.Op == "append" {
+			index := int64(-1)
+			if r.Index != nil {
+				index = *r.Index
+			} else if at, ok := foundAt[r.Queue+"\x00"+r.Value]; ok && r.Outcome == "unknown" {
+				index = at
+			}
+			op.Input = appendInput{queue: r.Queue, value: r.Value, index: index, outcome: r.Outcome}
+		} else {
+			op.Input = readInput{queue: r.Queue, replica: r.Replica}
+			op.Output = readOutput{state: summarise(r.Log), entries: len(r.Log)}
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}

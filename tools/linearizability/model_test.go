@@ -1,0 +1,110 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+func check(t *testing.T, history string) porcupine.CheckResult {
+	t.Helper()
+	records, err := readHistory(strings.NewReader(history))
+	if err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	return porcupine.CheckOperationsTimeout(queueLog.ToModel(), operations(records), 10*time.Second)
+}
+
+func expect(t *testing.T, want porcupine.CheckResult, history string) {
+	t.Helper()
+	if got := check(t, history); got != want {
+		t.Errorf("got %s, want %s for:\n%s", got, want, history)
+	}
+}
+
+const (
+	a0 = `{"client":0,"queue":"q","op":"append","value":"a","call":0,"return":10,"outcome":"ok","index":100}` + "\n"
+	b1 = `{"client":0,"queue":"q","op":"append","value":"b","call":11,"return":20,"outcome":"ok","index":101}` + "\n"
+)
+
+func read(call, ret int, log string) string {
+	return `{"client":9,"queue":"q","op":"read","replica":"r","call":` + itoa(call) + `,"return":` + itoa(ret) +
+		`,"outcome":"ok","log":[` + log + `]}` + "\n"
+}
+
+func itoa(n int) string {
+	return strconv.Itoa(n)
+}
+
+func TestAcknowledgedAppendsReadBackAreLinearizable(t *testing.T) {
+	expect(t, porcupine.Ok, a0+b1+read(30, 40, `[100,"a"],[101,"b"]`))
+}
+
+func TestAnAcknowledgedAppendMissingFromALaterReadIsNot(t *testing.T) {
+	expect(t, porcupine.Illegal, a0+b1+read(30, 40, `[100,"a"]`))
+}
+
+func TestAnAcknowledgedAppendAtAnotherIndexIsNot(t *testing.T) {
+	expect(t, porcupine.Illegal, a0+b1+read(30, 40, `[100,"a"],[102,"b"]`))
+}
+
+func TestATimedOutAppendMayBeKeptOrLost(t *testing.T) {
+	timedOut := `{"client":0,"queue":"q","op":"append","value":"t","call":21,"return":25,"outcome":"timeout","index":102}` + "\n"
+	expect(t, porcupine.Ok, a0+b1+timedOut+read(30, 40, `[100,"a"],[101,"b"],[102,"t"]`))
+	expect(t, porcupine.Ok, a0+b1+timedOut+read(30, 40, `[100,"a"],[101,"b"]`))
+	// lost in a failover, its index taken by the next leader's acknowledged append
+	next := `{"client":1,"queue":"q","op":"append","value":"n","call":26,"return":28,"outcome":"ok","index":102}` + "\n"
+	expect(t, porcupine.Ok, a0+b1+timedOut+next+read(30, 40, `[100,"a"],[101,"b"],[102,"n"]`))
+	// but never kept at an index other than its own
+	expect(t, porcupine.Illegal, a0+b1+timedOut+read(30, 40, `[100,"a"],[101,"b"],[103,"t"]`))
+}
+
+func TestAnAppendWithNoAnswerMayLandOnceAtMost(t *testing.T) {
+	noAnswer := `{"client":2,"queue":"q","op":"append","value":"u","call":21,"outcome":"unknown"}` + "\n"
+	expect(t, porcupine.Ok, a0+b1+noAnswer+read(30, 40, `[100,"a"],[101,"b"],[102,"u"]`))
+	expect(t, porcupine.Ok, a0+b1+noAnswer+read(30, 40, `[100,"a"],[101,"b"]`))
+	expect(t, porcupine.Illegal, a0+b1+noAnswer+read(30, 40, `[100,"a"],[101,"b"],[102,"u"],[103,"u"]`))
+}
+
+func TestARefusedAppendIsNeverHeld(t *testing.T) {
+	refused := `{"client":0,"queue":"q","op":"append","value":"r","call":21,"return":22,"outcome":"refused"}` + "\n"
+	expect(t, porcupine.Ok, a0+b1+refused+read(30, 40, `[100,"a"],[101,"b"]`))
+	expect(t, porcupine.Illegal, a0+b1+refused+read(30, 40, `[100,"a"],[101,"b"],[102,"r"]`))
+}
+
+func TestALaterReadCannotLoseWhatAnEarlierReadSaw(t *testing.T) {
+	timedOut := `{"client":0,"queue":"q","op":"append","value":"t","call":21,"return":25,"outcome":"timeout","index":102}` + "\n"
+	expect(t, porcupine.Illegal, a0+b1+timedOut+read(30, 40, `[100,"a"],[101,"b"],[102,"t"]`)+read(50, 60, `[100,"a"],[101,"b"]`))
+}
+
+func TestConcurrentAppendsMayTakeIndexesInEitherOrderButSequentialOnesMayNot(t *testing.T) {
+	x := `{"client":0,"queue":"q","op":"append","value":"x","call":0,"return":10,"outcome":"ok","index":101}` + "\n"
+	yOverlapping := `{"client":1,"queue":"q","op":"append","value":"y","call":5,"return":15,"outcome":"ok","index":100}` + "\n"
+	ySequential := `{"client":1,"queue":"q","op":"append","value":"y","call":11,"return":15,"outcome":"ok","index":100}` + "\n"
+	expect(t, porcupine.Ok, x+yOverlapping+read(30, 40, `[100,"y"],[101,"x"]`))
+	expect(t, porcupine.Illegal, x+ySequential+read(30, 40, `[100,"y"],[101,"x"]`))
+}
+
+func TestQueuesAreCheckedApart(t *testing.T) {
+	other := `{"client":3,"queue":"p","op":"append","value":"a","call":0,"return":10,"outcome":"ok","index":100}` + "\n" +
+		`{"client":9,"queue":"p","op":"read","replica":"r","call":30,"return":40,"outcome":"ok","log":[[100,"a"]]}` + "\n"
+	expect(t, porcupine.Ok, a0+b1+other+read(30, 40, `[100,"a"],[101,"b"]`))
+}
+
+func TestMalformedHistoriesAreRefusedWithTheLine(t *testing.T) {
+	for _, bad := range []string{
+		`{"op":"append","value":"a","call":0,"return":1,"outcome":"ok"}`,
+		`{"op":"append","value":"a","call":5,"return":1,"outcome":"refused"}`,
+		`{"op":"append","value":"a","call":0,"return":1,"outcome":"maybe","index":1}`,
+		`{"op":"read","call":0,"return":1,"outcome":"ok","log":[[2,"a"],[1,"b"]]}`,
+		`{"op":"delete","call":0,"return":1}`,
+		`not json`,
+	} {
+		if _, err := readHistory(strings.NewReader(bad + "\n")); err == nil || !strings.HasPrefix(err.Error(), "line 1:") {
+			t.Errorf("%s: want an error naming line 1, got %v", bad, err)
+		}
+	}
+}
