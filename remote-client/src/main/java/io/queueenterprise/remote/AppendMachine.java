@@ -7,6 +7,9 @@ import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.protocol.client.WriterClaim;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.net.InetSocketAddress;
 
 /**
@@ -32,7 +35,7 @@ import java.net.InetSocketAddress;
  * reconnects and failures allocate (messages, the handshake). Transitions are logged at DEBUG.
  */
 final class AppendMachine {
-    private static final System.Logger LOG = System.getLogger(AppendMachine.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(AppendMachine.class);
     /** Silence after which the same APPEND is sent again on the same connection. */
     static final long RESEND_NANOS = 250_000_000L;
     /** Silence after which the node is given up (failover: connect to the leader again, anywhere). */
@@ -307,8 +310,8 @@ final class AppendMachine {
     }
 
     private void transition(State next) {
-        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, "queue '" + queue.queueName() + "' write " + Long.toHexString(epoch) + "/"
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("queue '" + queue.queueName() + "' write " + Long.toHexString(epoch) + "/"
                     + writerSequence + ": " + state + " -> " + next);
         }
         state = next;

@@ -36,6 +36,9 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -59,7 +62,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * key derived one way from the master key ({@link WriteKeyFiles}), from which nothing decrypts or forges an envelope.
  */
 public final class ClientGateway {
-    private static final System.Logger LOG = System.getLogger(ClientGateway.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ClientGateway.class);
     public static final int STREAM_ID = 0x5143; // "QC"
     /** Client connections served at once; a CONNECT beyond is refused TOO_MANY_CLIENTS. */
     public static final int MAX_SESSIONS = 256;
@@ -489,7 +492,7 @@ public final class ClientGateway {
             refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, e.getMessage());
             return;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "remote append to " + node.spec(q).name() + " failed", e);
+            LOG.error("remote append to " + node.spec(q).name() + " failed", e);
             refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, "append failed on node " + config.nodeId() + ": " + e);
             return;
         }

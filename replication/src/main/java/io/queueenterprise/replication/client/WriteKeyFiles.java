@@ -5,6 +5,9 @@ import io.queueenterprise.crypto.WriteKeys;
 import io.queueenterprise.protocol.client.WriteTag;
 import org.agrona.collections.Int2ObjectHashMap;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -19,7 +22,7 @@ import java.util.Map;
  * queue, so APPENDs naming unknown versions cannot turn the duty cycle into a file reader. Duty-cycle thread only.
  */
 final class WriteKeyFiles {
-    private static final System.Logger LOG = System.getLogger(WriteKeyFiles.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(WriteKeyFiles.class);
     static final long MISS_RETRY_NANOS = 1_000_000_000L;
 
     private final Path directory;
@@ -65,7 +68,7 @@ final class WriteKeyFiles {
             lastMissNanos.put(queue, nowNanos);
             problem = "this node holds no usable write key for queue '" + queue + "' key version " + keyId + " ("
                     + e.getMessage() + ")";
-            LOG.log(System.Logger.Level.WARNING, problem);
+            LOG.warn(problem);
             return null;
         }
         byQueue.computeIfAbsent(queue, q -> new Int2ObjectHashMap<>()).put(keyId, tag);
