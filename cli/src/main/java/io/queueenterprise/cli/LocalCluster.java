@@ -115,6 +115,7 @@ final class LocalCluster implements AutoCloseable {
             yaml.append("peerCredentialFile: ").append(credential).append('\n');
             if (clientCredential != null) {
                 yaml.append("clientCredentialFile: ").append(clientCredential).append('\n');
+                yaml.append("writeKeyDirectory: ").append(writeKeyDirectory()).append('\n');
             }
             yaml.append("queues:\n");
             for (Queue q : queues) {
@@ -165,6 +166,28 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** The cluster's client credential file; null when it takes no remote clients. */
+    /** Where the nodes read the queues' write keys (docs/remote-clients.md, "Who may write"). */
+    Path writeKeyDirectory() {
+        return root.resolve("write-keys");
+    }
+
+    /**
+     * As an operator does for a key holder: gives the nodes {@code queue}'s write key of every master key in
+     * {@code keyDirectory} (derived one way from each; the nodes still hold no data key).
+     */
+    void authoriseWriters(String queue, Path keyDirectory) throws IOException {
+        Path folder = Files.createDirectories(writeKeyDirectory());
+        Files.setPosixFilePermissions(folder, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        io.queueenterprise.crypto.KeyRing ring = io.queueenterprise.crypto.KeyRingSource.read(keyDirectory);
+        for (int id : ring.keyIds()) {
+            Path file = folder.resolve(queue + "." + id + ".key");
+            Files.deleteIfExists(file);
+            byte[] key = io.queueenterprise.crypto.WriteKeys.derive(ring.key(id), queue);
+            writeOwnerOnly(file, HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII));
+            java.util.Arrays.fill(key, (byte) 0);
+        }
+    }
+
     Path clientCredential() {
         return clientCredential;
     }

@@ -22,6 +22,7 @@ import java.util.Properties;
                 CommandLine.HelpCommand.class,
                 DemoCommand.class,
                 VerifyCommand.class,
+                WriteKeysCommand.class,
                 NodeCommand.class,
         },
         footer = {"",

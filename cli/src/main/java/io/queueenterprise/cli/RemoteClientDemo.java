@@ -56,6 +56,8 @@ final class RemoteClientDemo {
             try (EnterpriseQueue created = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).encrypted(keyDirectory).build()) {
                 say("Created the encrypted queue '%s' on replica-0 with the key (a remote client never creates a queue).", created.name());
             }
+            // the nodes get the queue's write key (derived one way from the master key) to check remote writers by
+            cluster.authoriseWriters(QUEUE, keyDirectory);
             for (int i = 0; i < 3; i++) {
                 cluster.start(i);
             }

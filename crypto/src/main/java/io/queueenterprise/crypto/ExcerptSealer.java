@@ -252,6 +252,16 @@ public final class ExcerptSealer {
         return active.queueKey.fingerprint();
     }
 
+    /**
+     * Starts a new epoch for the next seal. A remote writer does so after a write that failed: its sequence was used
+     * (the envelope crossed the wire, so it is never sealed again) but may not be in the queue, and a node takes
+     * only the next sequence of an epoch.
+     */
+    public void newEpoch() {
+        epoch = epochs.next();
+        sealedInEpoch = 0;
+    }
+
     /** Test hook: continue this epoch at {@code sequence} (to reach the end of the sequence space quickly). */
     void continueAtSequence(long sequence) {
         sealedInEpoch = sequence;

@@ -30,6 +30,23 @@ public abstract class WriterEpochs {
         return RandomEpochs.INSTANCE;
     }
 
+    /**
+     * Epochs from {@code next}, which must give top-bit-set epochs no other writer session draws (a remote client's
+     * epochs commit to a key pair it draws per epoch, see the protocol's WriterClaim).
+     */
+    public static WriterEpochs of(java.util.function.LongSupplier next) {
+        return new WriterEpochs() {
+            @Override
+            public long next() {
+                long epoch = next.getAsLong();
+                if (!isRandom(epoch)) {
+                    throw new IllegalStateException("a writer epoch without its top bit: " + Long.toHexString(epoch));
+                }
+                return epoch;
+            }
+        };
+    }
+
     /** Whether an epoch was drawn at random (otherwise it is a term epoch written before issue 19). */
     public static boolean isRandom(long epoch) {
         return (epoch & RANDOM_BIT) != 0;

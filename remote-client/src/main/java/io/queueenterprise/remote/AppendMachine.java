@@ -5,6 +5,10 @@ import io.queueenterprise.protocol.client.AppendOutcomeDecoder;
 import io.queueenterprise.protocol.client.ClientFrameType;
 import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.WriterClaim;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 
@@ -15,12 +19,15 @@ import java.net.InetSocketAddress;
  * and returns how much, so the caller idles when it is 0. Every timer is measured on the {@code now} passed in.
  *
  * <pre>
- *   CONNECTING ──▶ SENDING ──▶ OFFERING ──▶ AWAITING_ACK ──▶ DONE
+ *   CONNECTING ──▶ (CLAIMING) ──▶ SENDING ──▶ OFFERING ──▶ AWAITING_ACK ──▶ DONE
  *       ▲  ▲                     │  │             │ │ │
  *       │  └──── link lost ──────┘  └ BACK_PRESSURE│ │ └ silent 250 ms ──▶ RESENDING ──▶ CONNECTING (same node)
  *       │                                           │ └── silent 1 s: failover (leader forgotten) ──▶ CONNECTING
  *       └──── BACKING_OFF ◀── REDIRECTED ◀── retryable refusal (NOT_LEADER names the leader; NO_LEADER, NOT_READY...)
  * </pre>
+ *
+ * <p>CLAIMING: a connection that has not yet claimed the write's epoch sends the epoch's CLAIM first (a node takes an
+ * APPEND only under the epoch its connection claimed), once per connection and epoch.
  *
  * <p>Exactly once: every (re)send carries the same sealed envelope (the same writer epoch and sequence, kept in
  * {@link RemoteQueue#tx}); only the frame sequence and the client's highest term are new. A leader answers a
@@ -28,7 +35,7 @@ import java.net.InetSocketAddress;
  * reconnects and failures allocate (messages, the handshake). Transitions are logged at DEBUG.
  */
 final class AppendMachine {
-    private static final System.Logger LOG = System.getLogger(AppendMachine.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(AppendMachine.class);
     /** Silence after which the same APPEND is sent again on the same connection. */
     static final long RESEND_NANOS = 250_000_000L;
     /** Silence after which the node is given up (failover: connect to the leader again, anywhere). */
@@ -42,6 +49,8 @@ final class AppendMachine {
         IDLE,
         /** Keeps a usable connection to the leader or makes one (the handshake, a blocking sub-step bounded by the deadline). */
         CONNECTING,
+        /** Offers the CLAIM of the write's epoch on a connection that has not claimed it. */
+        CLAIMING,
         /** Encodes and signs the APPEND around the sealed envelope. */
         SENDING,
         /** Offers it, waiting on back-pressure up to the back-pressure timeout. */
@@ -75,6 +84,7 @@ final class AppendMachine {
     private long sentAt;
     private long backPressureDeadline;
     private int frameLength;
+    private int claimLength;
     private long index;
     private RemoteQueue.Connection connection;
     /** Counters over the machine's life, for tests and diagnosis. */
@@ -112,6 +122,7 @@ final class AppendMachine {
         try {
             return switch (state) {
                 case CONNECTING -> connecting(now);
+                case CLAIMING -> claiming(now);
                 case SENDING -> sending(now);
                 case OFFERING -> offering(now);
                 case AWAITING_ACK -> awaitingAck(now);
@@ -131,7 +142,8 @@ final class AppendMachine {
             throw ackTimeout(null);
         }
         RemoteQueue.Connection c = queue.connection();
-        if (c != null && (!c.leads || now - c.lastHeardNanos > IDLE_RECONNECT_NANOS)) {
+        boolean claimsSpent = c != null && !(c.claimed && c.claimedEpoch == epoch) && c.claims >= WriterClaim.MAX_PER_CONNECTION;
+        if (c != null && (!c.leads || now - c.lastHeardNanos > IDLE_RECONNECT_NANOS || claimsSpent)) {
             queue.disconnect();
         }
         if (queue.connection() == null) {
@@ -149,8 +161,37 @@ final class AppendMachine {
             }
         }
         connection = queue.connection();
-        transition(State.SENDING);
+        if (connection.claimed && connection.claimedEpoch == epoch) {
+            transition(State.SENDING);
+        } else {
+            claimLength = queue.encodeClaim(connection);
+            backPressureDeadline = now + backPressureTimeoutNanos;
+            transition(State.CLAIMING);
+        }
         return 1;
+    }
+
+    private int claiming(long now) {
+        RemoteQueue.Connection c = connection;
+        long result = c.link.offer(queue.claimTx, 0, claimLength);
+        if (result > 0) {
+            c.claimedEpoch = epoch;
+            c.claimed = true;
+            c.claims++;
+            transition(State.SENDING);
+            return 1;
+        }
+        if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED) {
+            queue.disconnect();
+            transition(State.CONNECTING);
+            return 1;
+        }
+        if (now - backPressureDeadline > 0 || now - deadline > 0) {
+            throw new RemoteQueueException(queue.queueName(), RemoteQueueException.Reason.BACK_PRESSURE, null, sent,
+                    "the publication to " + c.node + " stayed back-pressured for "
+                            + backPressureTimeoutNanos / 1_000_000 + " ms", null);
+        }
+        return queue.pollOnce();
     }
 
     private int sending(long now) {
@@ -269,8 +310,8 @@ final class AppendMachine {
     }
 
     private void transition(State next) {
-        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, "queue '" + queue.queueName() + "' write " + Long.toHexString(epoch) + "/"
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("queue '" + queue.queueName() + "' write " + Long.toHexString(epoch) + "/"
                     + writerSequence + ": " + state + " -> " + next);
         }
         state = next;

@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Seals each write (unbound envelope: the client never learns the index before sending) straight into the APPEND
- * frame's buffer, then hands it to the queue's connection, which sends it and waits for the ack. A retry sends the
+ * frame's buffer, tags it with the queue's write key for its key version ({@link io.queueenterprise.protocol.client.WriteTag}),
+ * then hands it to the queue's connection, which sends it and waits for the ack. A retry sends the
  * same envelope again, so the leader can recognise it. One thread.
  */
 final class RemoteAppender implements QueueAppender {
@@ -85,9 +86,18 @@ final class RemoteAppender implements QueueAppender {
     private long send(int plaintextLength) {
         byte[] frame = queue.tx.byteArray();
         int envelopeLength = sealer.sealUnbound(frame, ClientProtocol.APPEND_ENVELOPE, plaintextLength);
+        // the write tag proves this client holds the queue's master key (the node holds only the derived write key)
+        queue.writeTag(Envelope.keyId(frame, ClientProtocol.APPEND_ENVELOPE))
+                .sign(frame, ClientProtocol.APPEND_ENVELOPE, envelopeLength, frame, ClientProtocol.APPEND_WRITE_TAG);
         long epoch = Envelope.epoch(frame, ClientProtocol.APPEND_ENVELOPE);
         int sequence = Envelope.sequence(frame, ClientProtocol.APPEND_ENVELOPE);
-        lastIndex = queue.append(epoch, sequence, envelopeLength);
+        try {
+            lastIndex = queue.append(epoch, sequence, envelopeLength);
+        } catch (RuntimeException e) {
+            // the sequence is spent and may be missing from the queue; a node takes only an epoch's next sequence
+            sealer.newEpoch();
+            throw e;
+        }
         return lastIndex;
     }
 

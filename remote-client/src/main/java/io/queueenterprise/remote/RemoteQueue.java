@@ -9,6 +9,7 @@ import io.queueenterprise.crypto.KeyFileException;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.KeyRingSource;
 import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.crypto.WriterEpochs;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueConfigurationException;
 import io.queueenterprise.queue.QueueDescriptor;
@@ -16,6 +17,7 @@ import io.queueenterprise.protocol.client.AppendAckDecoder;
 import io.queueenterprise.protocol.client.AppendEncoder;
 import io.queueenterprise.protocol.client.AppendPendingDecoder;
 import io.queueenterprise.protocol.client.ChallengeDecoder;
+import io.queueenterprise.protocol.client.ClaimEncoder;
 import io.queueenterprise.protocol.client.ClientAckMode;
 import io.queueenterprise.protocol.client.ClientCredential;
 import io.queueenterprise.protocol.client.ClientFrameDecoder;
@@ -30,6 +32,10 @@ import io.queueenterprise.protocol.client.MalformedClientFrameException;
 import io.queueenterprise.protocol.client.ProofEncoder;
 import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.protocol.client.TailMode;
+import io.queueenterprise.protocol.client.WriteTag;
+import io.queueenterprise.protocol.client.WriterClaim;
+import io.queueenterprise.crypto.WriteKeys;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
@@ -107,6 +113,12 @@ public final class RemoteQueue implements AutoCloseable {
     private final ConnectEncoder connectEncoder = new ConnectEncoder();
     private final ProofEncoder proofEncoder = new ProofEncoder();
     private final AppendEncoder appendEncoder = new AppendEncoder();
+    private final ClaimEncoder claimEncoder = new ClaimEncoder();
+    /** CLAIM frames (apart from {@link #tx}, which holds the sealed envelope while a write is under way). */
+    final ExpandableArrayBuffer claimTx = new ExpandableArrayBuffer(256);
+    private WriterClaim writerClaim;
+    /** Write tags by key version, derived from the master keys as envelopes name them. */
+    private final Int2ObjectHashMap<WriteTag> writeTags = new Int2ObjectHashMap<>();
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(4096);
     /** The APPEND frame: the appender seals straight into it; kept intact across reconnects for the retry. */
     final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
@@ -133,6 +145,13 @@ public final class RemoteQueue implements AutoCloseable {
         final ClientTransport.Link link;
         final long id;
         ClientFrameMac mac;
+        byte[] clientNonce;
+        byte[] nodeNonce;
+        /** The writer epoch this connection claimed, when {@link #claimed} (a new connection claims again). */
+        long claimedEpoch;
+        boolean claimed;
+        /** CLAIMs sent on this connection (a node verifies {@link WriterClaim#MAX_PER_CONNECTION}). */
+        int claims;
         long txSequence;
         long rxSequence;
         long term;
@@ -204,14 +223,45 @@ public final class RemoteQueue implements AutoCloseable {
         if (appender != null) {
             throw new IllegalStateException("queue '" + queueName + "': a remote queue has one appender; close it first");
         }
-        ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(descriptor.name(), descriptor.incarnationId()), keyRing,
-                cipherMode, CryptoEngine.JCE);
+        KeyRing ring = keyRing;
+        ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(descriptor.name(), descriptor.incarnationId()), () -> ring,
+                cipherMode, CryptoEngine.JCE, WriterEpochs.of(this::newWriterClaim));
         appender = new RemoteAppender(this, sealer);
         return appender;
     }
 
     void appenderClosed() {
         appender = null;
+    }
+
+    /** A new writer epoch: its key pair, which claims it on every connection ({@link WriterClaim}). */
+    private long newWriterClaim() {
+        writerClaim = WriterClaim.generate();
+        return writerClaim.epoch();
+    }
+
+    /** The write tag of key version {@code keyId} ({@link WriteKeys}: derived from that master key and the queue name). */
+    WriteTag writeTag(int keyId) {
+        WriteTag tag = writeTags.get(keyId);
+        if (tag == null) {
+            tag = new WriteTag(WriteKeys.derive(keyRing.key(keyId), queueName));
+            writeTags.put(keyId, tag);
+        }
+        return tag;
+    }
+
+    /** The claim of the epoch the appender seals under now, or null before the first. */
+    WriterClaim writerClaim() {
+        return writerClaim;
+    }
+
+    /** Encodes and signs, into {@link #claimTx}, the CLAIM of the current epoch on {@code c}; its length. */
+    int encodeClaim(Connection c) {
+        WriterClaim claim = writerClaim;
+        int length = claimEncoder.wrap(claimTx, 0).encode(c.id, ++c.txSequence, claim.epoch(), claim.publicKey(),
+                claim.sign(c.id, c.clientNonce, c.nodeNonce));
+        c.mac.sign(claimTx, 0, length);
+        return length;
     }
 
     /**
@@ -442,6 +492,8 @@ public final class RemoteQueue implements AutoCloseable {
                 return null;
             }
             c.mac = credential.sessionMac(c.id, clientNonce, nodeNonce);
+            c.clientNonce = clientNonce;
+            c.nodeNonce = nodeNonce;
             if (!awaitHandshakeFrame(c, deadline)) {
                 answers.append(node).append(": no answer to PROOF; ");
                 return null;
@@ -651,6 +703,8 @@ public final class RemoteQueue implements AutoCloseable {
         disconnect();
         transport.close();
         credential.close();
+        writeTags.values().forEach(WriteTag::destroy);
+        writeTags.clear();
     }
 
     // ------------------------------------------------------------------------------------------------ setup helpers

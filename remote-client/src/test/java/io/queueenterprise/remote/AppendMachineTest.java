@@ -22,6 +22,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("unit")
 class AppendMachineTest extends FakeNodesFixture {
     @Test
+    void afterAWriteFailsTheNextGoesUnderANewEpochAndAConnectionWhoseClaimsAreSpentIsReplaced() {
+        try (RemoteQueue queue = connect(); QueueAppender appender = queue.createAppender()) {
+            assertEquals(1000, appender.write(bytes("one")));
+            a.refuseAppends = ClientRefusal.REPLAYED; // not retryable: each write fails, nothing appended
+            for (int i = 0; i < 12; i++) {
+                RemoteQueueException e = assertThrows(RemoteQueueException.class, () -> appender.write(bytes("refused")));
+                assertEquals(ClientRefusal.REPLAYED, e.refusal(), e.getMessage());
+            }
+            a.refuseAppends = null;
+            assertEquals(1001, appender.write(bytes("two")));
+            List<FakeNodes.Arrival> arrivals = nodes.arrivals;
+            assertEquals(14, arrivals.size());
+            assertEquals(arrivals.get(0).epoch(), arrivals.get(1).epoch(), "the first failed write was the epoch's second");
+            assertEquals(1, arrivals.get(1).writerSequence());
+            assertEquals(13, arrivals.stream().map(FakeNodes.Arrival::epoch).distinct().count(),
+                    "a new epoch after every failed write");
+            assertTrue(arrivals.subList(2, 14).stream().allMatch(x -> x.writerSequence() == 0), "each from sequence 0");
+        }
+    }
+
+    @Test
     void aPlainAppendIsAcknowledgedWithTheNodesIndex() {
         try (RemoteQueue queue = connect(); QueueAppender appender = queue.createAppender()) {
             assertEquals(41001, queue.connectedNode().getPort(), "connected to the leader");

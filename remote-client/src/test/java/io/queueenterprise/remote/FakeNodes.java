@@ -80,6 +80,9 @@ final class FakeNodes implements ClientTransport {
         final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
         ClientFrameMac mac;
         long txSequence;
+        /** The epoch this connection's CLAIM proved, or 0 (a random epoch always has its top bit set). */
+        long claimedEpoch;
+        int claims;
     }
 
     private final Map<String, Node> nodes = new LinkedHashMap<>();
@@ -92,6 +95,7 @@ final class FakeNodes implements ClientTransport {
     private final ConnectDecoder connect = new ConnectDecoder();
     private final ProofDecoder proof = new ProofDecoder();
     private final AppendDecoder append = new AppendDecoder();
+    private final io.queueenterprise.protocol.client.ClaimDecoder claim = new io.queueenterprise.protocol.client.ClaimDecoder();
     private final ChallengeEncoder challenge = new ChallengeEncoder();
     private final ConnectedEncoder connected = new ConnectedEncoder();
     private final AppendAckEncoder ack = new AppendAckEncoder();
@@ -202,6 +206,7 @@ final class FakeNodes implements ClientTransport {
             switch (header.type()) {
                 case CONNECT -> onConnect(node, buffer, offset, length);
                 case PROOF -> onProof(node, buffer, offset, length);
+                case CLAIM -> onClaim(node, buffer, offset, length);
                 case APPEND -> {
                     if (node.backPressured) {
                         return Publication.BACK_PRESSURED;
@@ -256,6 +261,24 @@ final class FakeNodes implements ClientTransport {
         }
     }
 
+    /** As a node does: the claim must verify for the connection (the APPEND check below is the test's oracle). */
+    private void onClaim(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
+        claim.wrap(buffer, offset, length);
+        Session s = node.sessions.get(claim.connection());
+        byte[] publicKey = new byte[io.queueenterprise.protocol.client.WriterClaim.PUBLIC_KEY_LENGTH];
+        byte[] signature = new byte[io.queueenterprise.protocol.client.WriterClaim.SIGNATURE_LENGTH];
+        claim.publicKey(publicKey);
+        claim.signature(signature);
+        if (s == null || s.mac == null || !s.mac.verify(claim) || !io.queueenterprise.protocol.client.WriterClaim.verify(publicKey,
+                signature, claim.epoch(), claim.connection(), s.clientNonce, s.nodeNonce)) {
+            throw new AssertionError("CLAIM does not verify");
+        }
+        if (++s.claims > io.queueenterprise.protocol.client.WriterClaim.MAX_PER_CONNECTION) {
+            return; // as a node: dropped beyond the limit
+        }
+        s.claimedEpoch = claim.epoch();
+    }
+
     private void onAppend(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
         append.wrap(buffer, offset, length);
         boolean lost = node.appendsToLose > 0;
@@ -269,6 +292,10 @@ final class FakeNodes implements ClientTransport {
         Session s = node.sessions.get(append.connection());
         if (s == null || s.mac == null || !s.mac.verify(append)) {
             throw new AssertionError("APPEND on an unknown session or with a bad MAC");
+        }
+        if (s.claimedEpoch != append.epoch()) {
+            throw new AssertionError("APPEND under epoch " + Long.toHexString(append.epoch()) + " on a connection that claimed "
+                    + Long.toHexString(s.claimedEpoch));
         }
         long epoch = append.epoch();
         int sequence = append.writerSequence();

@@ -430,6 +430,11 @@ public final class ReplicationNode implements NodeControl {
         call(a -> a.holdDescriptorChecks(hold));
     }
 
+    /** For tests (DescriptorDeliveryTest): while {@code hold}, this node, leading, does not tail its own queues. */
+    void holdOwnTail(boolean hold) {
+        call(a -> a.holdOwnTail(hold));
+    }
+
     /**
      * Bytes of an excerpt too large for one DATA batch that this follower has received in pieces and not yet
      * stored (0 when none): a replica stores such an excerpt only whole. For diagnostics and tests.

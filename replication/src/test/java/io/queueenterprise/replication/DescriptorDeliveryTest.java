@@ -72,6 +72,42 @@ class DescriptorDeliveryTest {
         }
     }
 
+    /**
+     * The window ReplicationTest once hit under load: the leader's own tail looks (nothing yet), the library completes
+     * the queue's first excerpt, and a follower's tailer finds it in the same duty cycle, so the path above (which
+     * waits for the own tail to see an excerpt) has not owed the descriptor yet. Made certain by holding the own
+     * tail and the periodic check: the descriptor must still reach the follower, and before the excerpt (failed
+     * without the check in LeaderSession.buildBatch: the excerpt stored and the descriptor never sent).
+     */
+    @Test
+    void aFollowerTailerThatFindsTheFirstExcerptBeforeTheOwnTailSendsTheDescriptorFirst() throws Exception {
+        KeyRing ring = RemoteClientTest.newRing();
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.sealedQueue(QUEUE, AckMode.ASYNC)));
+        ReplicationNode[] nodes = cluster.startNodes();
+        try {
+            nodes[0].promote(1);
+            nodes[0].holdDescriptorChecks(true);
+            nodes[0].holdOwnTail(true);
+            nodes[1].follow("replica-0", 1);
+            assertTrue(TestCluster.await(WAIT, () -> live(nodes[1])), "replica-1's HELLO answered while the queue has no descriptor");
+            Path leaderQueue = cluster.queueDirectory(0, QUEUE);
+            try (EnterpriseQueue queue = EnterpriseQueue.builder(leaderQueue).name(QUEUE).encrypted(ring).build();
+                 QueueAppender appender = queue.createAppender()) {
+                appender.write("first".getBytes(StandardCharsets.UTF_8));
+            }
+            Path descriptor = cluster.queueDirectory(1, QUEUE).resolve(QueueDescriptor.FILE_NAME);
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            // no sleep between polls: the first moment the follower holds the excerpt, it holds the descriptor too
+            while (nodes[1].status().queues().get(0).lastIndex() < 0) {
+                assertTrue(System.nanoTime() < deadline, "replica-1 did not get the excerpt");
+                Thread.onSpinWait();
+            }
+            assertTrue(Files.exists(descriptor), "replica-1 holds the excerpt before the descriptor");
+        } finally {
+            TestCluster.closeAll(nodes);
+        }
+    }
+
     /** The follower's queue is LIVE: its HELLO was answered by a DESCRIPTOR (a queue owing a HELLO is never LIVE). */
     private static boolean live(ReplicationNode follower) {
         return follower.status().queues().get(0).state() == QueueStatus.State.LIVE;

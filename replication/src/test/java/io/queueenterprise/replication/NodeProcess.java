@@ -64,6 +64,7 @@ final class NodeProcess implements AutoCloseable {
         command.add(queueSpec);
         if (cluster.clientCredential != null) {
             command.add(cluster.clientCredential.toString());
+            command.add(cluster.writeKeyDirectory.toString());
         }
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -41,7 +41,7 @@ public final class NodeProcessMain {
         NodeConfig config = new NodeConfig(NodeConfig.SCHEMA_VERSION, peers.get(self).id(), Path.of(args[0]), peers,
                 Path.of(args[1]), List.of(queue), new NodeConfig.Admin("127.0.0.1", 0, Path.of(args[1])),
                 new NodeConfig.Metrics("127.0.0.1", 0), NodeConfig.IdleStrategySpec.BACKOFF,
-                args.length > 5 ? Path.of(args[5]) : null);
+                args.length > 5 ? Path.of(args[5]) : null, args.length > 6 ? Path.of(args[6]) : null);
         try (ReplicationNode node = ReplicationNode.start(config);
              BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             System.out.println("READY");

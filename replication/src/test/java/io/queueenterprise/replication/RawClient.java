@@ -8,6 +8,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.queueenterprise.protocol.client.AppendEncoder;
 import io.queueenterprise.protocol.client.ChallengeDecoder;
+import io.queueenterprise.protocol.client.ClaimEncoder;
 import io.queueenterprise.protocol.client.ClientCredential;
 import io.queueenterprise.protocol.client.ClientFrameDecoder;
 import io.queueenterprise.protocol.client.ClientFrameDecoders;
@@ -18,6 +19,7 @@ import io.queueenterprise.protocol.client.ConnectedDecoder;
 import io.queueenterprise.protocol.client.MalformedClientFrameException;
 import io.queueenterprise.protocol.client.ProofEncoder;
 import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.WriterClaim;
 import io.queueenterprise.replication.client.ClientGateway;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -39,6 +41,12 @@ final class RawClient implements AutoCloseable {
     final ClientFrameMac handshakeMac;
     ClientFrameMac sessionMac;
     long txSequence;
+    final byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
+    final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+    /** The write tag APPENDs carry; null: sixteen zero bytes (a client without the key). */
+    io.queueenterprise.protocol.client.WriteTag writeTag;
+    /** The CONNECT this client sent, as it crossed the wire (for replay attacks). */
+    byte[] connectFrame;
     private final Path dir;
     private final MediaDriver driver;
     private final Aeron aeron;
@@ -75,14 +83,14 @@ final class RawClient implements AutoCloseable {
 
     /** Runs the handshake for {@code queue}; returns the CONNECTED frame's bytes. */
     byte[] connect(String queue) throws Exception {
-        byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
         new SecureRandom().nextBytes(clientNonce);
         int length = new ConnectEncoder().wrap(out, 0).encode(connection, clientNonce, queue, "127.0.0.1", replyPort);
         handshakeMac.sign(out, 0, length);
         txSequence = 1;
+        connectFrame = new byte[length];
+        out.getBytes(0, connectFrame);
         send(length);
         ChallengeDecoder challenge = expect(ChallengeDecoder.class);
-        byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
         challenge.nodeNonce(nodeNonce);
         byte[] proof = credential.proof("client", connection, queue, clientNonce, nodeNonce);
         length = new ProofEncoder().wrap(out, 0).encode(connection, ++txSequence, proof);
@@ -95,9 +103,26 @@ final class RawClient implements AutoCloseable {
         return copy;
     }
 
+    /** Sends the CLAIM of {@code claim}'s epoch on this connection, signed as the real client signs it. */
+    void claim(WriterClaim claim) throws InterruptedException {
+        claim(claim.epoch(), claim.publicKey(), claim.sign(connection, clientNonce, nodeNonce));
+    }
+
+    /** Sends a CLAIM with whatever fields an attacker chooses. */
+    void claim(long epoch, byte[] publicKey, byte[] signature) throws InterruptedException {
+        int length = new ClaimEncoder().wrap(out, 0).encode(connection, ++txSequence, epoch, publicKey, signature);
+        sessionMac.sign(out, 0, length);
+        send(length);
+    }
+
     /** Builds an APPEND of {@code envelope} at a chosen frame sequence, signed with the session key; returns its bytes. */
     byte[] append(long frameSequence, int queue, long epoch, int writerSequence, byte[] envelope) {
         out.putBytes(ClientProtocol.APPEND_ENVELOPE, envelope);
+        byte[] tag = new byte[io.queueenterprise.protocol.client.WriteTag.LENGTH];
+        if (writeTag != null) {
+            writeTag.sign(envelope, 0, envelope.length, tag, 0);
+        }
+        out.putBytes(ClientProtocol.APPEND_WRITE_TAG, tag);
         int length = new AppendEncoder().wrap(out, 0).encodeAround(connection, frameSequence, queue, 0, epoch, writerSequence,
                 envelope.length);
         sessionMac.sign(out, 0, length);

@@ -6,10 +6,14 @@ import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.crypto.WriterEpochs;
 import io.queueenterprise.protocol.client.AppendAckDecoder;
 import io.queueenterprise.protocol.client.ClientProtocol;
 import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
+import io.queueenterprise.protocol.client.WriteTag;
+import io.queueenterprise.protocol.client.WriterClaim;
+import io.queueenterprise.crypto.WriteKeys;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.remote.RemoteQueue;
@@ -60,8 +64,9 @@ class RemoteClientSecurityTest {
             RemoteClientTest.initialise(queueDir, ring, false);
             ClientGateway gateway = node.clientGateway();
             QueueDescriptor descriptor = QueueDescriptor.read(queueDir);
-            ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(QUEUE, descriptor.incarnationId()), ring,
-                    CipherMode.AES_128_CTR_POLY1305, CryptoEngine.JCE);
+            WriterClaim claim = WriterClaim.generate();
+            ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(QUEUE, descriptor.incarnationId()), () -> ring,
+                    CipherMode.AES_128_CTR_POLY1305, CryptoEngine.JCE, WriterEpochs.of(claim::epoch));
             byte[][] envelopes = new byte[4][];
             for (int i = 0; i < envelopes.length; i++) {
                 byte[] text = ("attack " + i).getBytes(StandardCharsets.US_ASCII);
@@ -73,6 +78,8 @@ class RemoteClientSecurityTest {
             long epoch = Envelope.epoch(envelopes[0], 0);
             try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
                 client.connect(QUEUE);
+                client.claim(claim);
+                client.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
                 long[] index = new long[3];
                 byte[][] frames = new byte[3][];
                 for (int i = 0; i < 3; i++) {

@@ -52,6 +52,7 @@ class RemoteClientTest {
 
     /** A key holder creates the queue (its descriptor records the key) with one local write, as an application would. */
     static void initialise(Path queueDir, KeyRing ring, boolean quorum) {
+        TestCluster.authoriseWriters(queueDir, QUEUE, ring);
         EnterpriseQueue.Builder b = EnterpriseQueue.builder(queueDir).name(QUEUE).encrypted(ring);
         if (quorum) {
             b.quorumAcks(Duration.ofSeconds(10));

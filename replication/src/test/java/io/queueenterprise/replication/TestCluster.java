@@ -39,6 +39,7 @@ final class TestCluster {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         Files.write(clientCredential, secret);
+        writeKeyDirectory = Files.createDirectories(root.resolve(WRITE_KEYS));
         for (int i = 0; i < peers.size(); i++) {
             NodeConfig.Peer p = peers.get(i);
             peers.set(i, new NodeConfig.Peer(p.id(), p.host(), p.replicationPort(), LoopbackPorts.freeUdpPort()));
@@ -92,7 +93,32 @@ final class TestCluster {
     NodeConfig config(int node, Path credentialFile) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, "replica-" + node, dataDirectory(node), peers, credentialFile, queues,
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory);
+    }
+
+    /** Where the nodes find the queues' write keys when they serve clients: {@code <root>/write-keys}. */
+    static final String WRITE_KEYS = "write-keys";
+    Path writeKeyDirectory;
+
+    /**
+     * As the operator does for a key holder: gives the nodes {@code queue}'s write key of every master key in
+     * {@code ring} (derived one way; no data key), when the cluster whose queue directory is {@code queueDir} serves
+     * clients ({@code <root>/node-i/<queue>}).
+     */
+    static void authoriseWriters(Path queueDir, String queue, io.queueenterprise.crypto.KeyRing ring) {
+        Path directory = queueDir.toAbsolutePath().getParent().getParent().resolve(WRITE_KEYS);
+        if (!Files.isDirectory(directory)) {
+            return;
+        }
+        try {
+            for (int id : ring.keyIds()) {
+                byte[] key = io.queueenterprise.crypto.WriteKeys.derive(ring.key(id), queue);
+                Files.writeString(directory.resolve(queue + "." + id + ".key"), java.util.HexFormat.of().formatHex(key));
+                java.util.Arrays.fill(key, (byte) 0);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     Path dataDirectory(int node) {

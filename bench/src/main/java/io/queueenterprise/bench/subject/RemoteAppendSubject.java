@@ -77,6 +77,7 @@ public final class RemoteAppendSubject implements Subject {
     private final SubjectConfig config;
     private final KeyRing ring;
     private final Path clientCredential;
+    private final Path writeKeyDirectory;
     private final List<NodeConfig.Peer> peers;
     private final ReplicationNode leader;
     private final ReplicationNode follower;
@@ -103,6 +104,10 @@ public final class RemoteAppendSubject implements Subject {
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
                 ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
+        // the nodes' write key (derived one way from the master key): remote APPENDs must carry a tag under it
+        writeKeyDirectory = root.resolve("write-keys");
+        Files.createDirectories(writeKeyDirectory);
+        writeOwnerOnly(writeKeyDirectory.resolve(QUEUE + ".1.key"), io.queueenterprise.crypto.WriteKeys.derive(ring.key(1), QUEUE));
         this.leaderQueueDir = root.resolve("replica-0").resolve(QUEUE);
         this.followerQueueDir = root.resolve("replica-1").resolve(QUEUE);
         ReplicationNode startedLeader = ReplicationNode.start(nodeConfig(root, "replica-0", credential, queue));
@@ -155,7 +160,7 @@ public final class RemoteAppendSubject implements Subject {
     private NodeConfig nodeConfig(Path root, String id, Path credential, NodeConfig.QueueSpec queue) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory);
     }
 
     private static byte[] randomBytes(int n) {

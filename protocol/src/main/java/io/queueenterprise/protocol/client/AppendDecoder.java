@@ -8,7 +8,7 @@ import static io.queueenterprise.protocol.client.ClientProtocol.HEADER_LENGTH;
 /**
  * APPEND, client → node (session MAC): one sealed (unbound) envelope, with the writer epoch and sequence it carries.
  * <pre>u16 queue position, u16 reserved 0, i64 highest term the client has seen a leader under, i64 writer epoch,
- * i32 writer sequence, i32 envelope length (&ge; 0), envelope</pre>
+ * i32 writer sequence, i32 envelope length (&ge; 0), 16 write-authorisation tag ({@link WriteTag}), envelope</pre>
  */
 public final class AppendDecoder extends ClientFrameDecoder {
     private static final int QUEUE = HEADER_LENGTH;
@@ -29,7 +29,7 @@ public final class AppendDecoder extends ClientFrameDecoder {
 
     @Override
     int checkBody(int at, int end) throws MalformedClientFrameException {
-        at = need(at, APPEND_ENVELOPE - HEADER_LENGTH, end, "queue, term, epoch, sequence, envelope length");
+        at = need(at, APPEND_ENVELOPE - HEADER_LENGTH, end, "queue, term, epoch, sequence, envelope length, write tag");
         if (u16(RESERVED) != 0) {
             throw malformed("reserved", "not 0");
         }
@@ -58,6 +58,11 @@ public final class AppendDecoder extends ClientFrameDecoder {
 
     public int envelopeLength() {
         return i32(LENGTH);
+    }
+
+    /** Where the write-authorisation tag lies in {@link #buffer()}. */
+    public int writeTagOffset() {
+        return offset + ClientProtocol.APPEND_WRITE_TAG;
     }
 
     /** Where the envelope starts in {@link #buffer()}. */

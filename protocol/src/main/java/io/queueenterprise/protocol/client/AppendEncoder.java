@@ -10,8 +10,8 @@ public final class AppendEncoder extends ClientFrameEncoder<AppendEncoder> {
     }
 
     /**
-     * An APPEND around an envelope already at {@code buffer[offset + }{@link ClientProtocol#APPEND_ENVELOPE}{@code ..]}:
-     * the caller sealed it in place.
+     * An APPEND around an envelope already at {@code buffer[offset + }{@link ClientProtocol#APPEND_ENVELOPE}{@code ..]}
+     * and its write tag at {@link ClientProtocol#APPEND_WRITE_TAG}: the caller sealed and tagged it in place.
      */
     public int encodeAround(long connection, long sequence, int queue, long clientTerm, long epoch, int writerSequence,
                             int envelopeLength) {
@@ -22,7 +22,7 @@ public final class AppendEncoder extends ClientFrameEncoder<AppendEncoder> {
         i64(at + 12, epoch);
         i32(at + 20, writerSequence);
         i32(at + 24, envelopeLength);
-        assert at + 28 == APPEND_ENVELOPE && at == HEADER_LENGTH;
+        assert at + 28 + WriteTag.LENGTH == APPEND_ENVELOPE && at == HEADER_LENGTH;
         return finish(APPEND_ENVELOPE + envelopeLength);
     }
 }

@@ -23,6 +23,7 @@ public final class ClientFrameDecoders {
     public final TailDataDecoder tailData = new TailDataDecoder();
     public final TailCreditDecoder tailCredit = new TailCreditDecoder();
     public final TailEndDecoder tailEnd = new TailEndDecoder();
+    public final ClaimDecoder claim = new ClaimDecoder();
 
     /**
      * Wraps the decoder of the frame's type over {@code buffer[offset, offset + length)}.
@@ -45,6 +46,7 @@ public final class ClientFrameDecoders {
             case TAIL_DATA -> tailData.wrap(buffer, offset, length);
             case TAIL_CREDIT -> tailCredit.wrap(buffer, offset, length);
             case TAIL_END -> tailEnd.wrap(buffer, offset, length);
+            case CLAIM -> claim.wrap(buffer, offset, length);
         };
     }
 }

@@ -27,7 +27,9 @@ public enum ClientFrameType {
     /** client → node: the client took excerpts; the node may send this many more (0: a keep-alive). */
     TAIL_CREDIT(12),
     /** node → client: the tail ends, with a typed reason (and the first and last index this node holds). */
-    TAIL_END(13);
+    TAIL_END(13),
+    /** client → node: this connection writes under a writer epoch, proven by the epoch's key ({@link WriterClaim}). */
+    CLAIM(14);
 
     private static final ClientFrameType[] BY_CODE = new ClientFrameType[16];
 

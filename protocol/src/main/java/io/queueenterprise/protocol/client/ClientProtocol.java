@@ -24,7 +24,7 @@ import java.nio.ByteOrder;
  * {@link TailFrom}, {@link TailMode}, {@link TailStatusKind}, {@link ClientAckMode}), never a Java ordinal.
  */
 public final class ClientProtocol {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     public static final int HEADER_LENGTH = 24;
     public static final int MAC_LENGTH = FrameTrailerMac.LENGTH;
@@ -42,8 +42,10 @@ public final class ClientProtocol {
     public static final int CONNECTION_OFFSET = 8;
     public static final int SEQUENCE_OFFSET = 16;
 
+    /** Where an APPEND's write-authorisation tag lies in its frame ({@link WriteTag}; the client writes it there). */
+    public static final int APPEND_WRITE_TAG = HEADER_LENGTH + 28;
     /** Where an APPEND's envelope starts in its frame (the client seals in place there). */
-    public static final int APPEND_ENVELOPE = HEADER_LENGTH + 28;
+    public static final int APPEND_ENVELOPE = APPEND_WRITE_TAG + WriteTag.LENGTH;
     /** Bytes an APPEND adds around its envelope. */
     public static final int APPEND_OVERHEAD = APPEND_ENVELOPE + MAC_LENGTH;
     /** Where a TAIL_DATA's piece starts in its frame (the node copies it there). */

@@ -38,7 +38,22 @@ public enum ClientRefusal {
     /** Tail: the client did not take what it was sent for too long; the node closed the tail (the client resumes). */
     SLOW_CONSUMER(16, true),
     /** Tail: the node cannot read its copy of the queue at that point (damage, a rebuilt copy); another replica may. */
-    UNREADABLE(17, true);
+    UNREADABLE(17, true),
+    /**
+     * The connection has not claimed the APPEND's writer epoch ({@link WriterClaim}): the epoch belongs to another
+     * writer session, or the client sent no CLAIM for it.
+     */
+    NOT_WRITER(18, false),
+    /**
+     * The writer sequence is above the next one for its epoch (a jump); the message names the expected sequence
+     * ("expected writer sequence N"). Nothing was appended.
+     */
+    SEQUENCE_GAP(19, false),
+    /**
+     * The APPEND's write-authorisation tag does not verify under the queue's write key for the envelope's key
+     * version, or the node holds no write key for that version: the client did not prove it holds the data key.
+     */
+    WRITE_UNAUTHORISED(20, false);
 
     private static final ClientRefusal[] BY_CODE = new ClientRefusal[32];
 

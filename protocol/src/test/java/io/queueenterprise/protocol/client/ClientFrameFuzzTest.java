@@ -37,6 +37,7 @@ class ClientFrameFuzzTest {
     private static final TailDataDecoder TAIL_DATA = new TailDataDecoder();
     private static final TailCreditDecoder TAIL_CREDIT = new TailCreditDecoder();
     private static final TailEndDecoder TAIL_END = new TailEndDecoder();
+    private static final ClaimDecoder CLAIM = new ClaimDecoder();
 
     /** Regression mode over the committed seeds in the suite; coverage-guided for maxDuration with JAZZER_FUZZ=1. */
     @FuzzTest(maxDuration = "10s")
@@ -162,6 +163,14 @@ class ClientFrameFuzzTest {
                 case TAIL_END -> {
                     TailEndDecoder f = TAIL_END.wrap(buffer, 0, input.length);
                     sink += f.tail() + f.reason().code() + f.first() + f.last() + f.message().length();
+                }
+                case CLAIM -> {
+                    ClaimDecoder f = CLAIM.wrap(buffer, 0, input.length);
+                    byte[] key = new byte[WriterClaim.PUBLIC_KEY_LENGTH];
+                    byte[] signature = new byte[WriterClaim.SIGNATURE_LENGTH];
+                    f.publicKey(key);
+                    f.signature(signature);
+                    sink += f.epoch() + key[0] + signature[0];
                 }
                 default -> throw new AssertionError("a type without an oracle: " + HEADER.type());
             }

@@ -51,6 +51,10 @@ final class ClientFrameSamples {
         out.put(ClientFrameType.TAIL_CREDIT, copy(b, new TailCreditEncoder().wrap(b, 0).encode(7, 7, 0x5eedL, 128)));
         out.put(ClientFrameType.TAIL_END, copy(b, new TailEndEncoder().wrap(b, 0).encode(7, 8, 0x5eedL, ClientRefusal.INDEX_NOT_FOUND,
                 0x512b00000000L, 0x512b00000009L, "no index 0x512b0000000a")));
+        byte[] n64 = new byte[WriterClaim.SIGNATURE_LENGTH];
+        System.arraycopy(N32, 0, n64, 0, 32);
+        System.arraycopy(N32, 0, n64, 32, 32);
+        out.put(ClientFrameType.CLAIM, copy(b, new ClaimEncoder().wrap(b, 0).encode(7, 9, 0x8000000000000099L, N32, n64)));
         return out;
     }
 

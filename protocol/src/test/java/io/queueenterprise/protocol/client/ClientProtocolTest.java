@@ -47,6 +47,7 @@ class ClientProtocolTest {
         d.put(ClientFrameType.TAIL_DATA, new TailDataDecoder()::wrap);
         d.put(ClientFrameType.TAIL_CREDIT, new TailCreditDecoder()::wrap);
         d.put(ClientFrameType.TAIL_END, new TailEndDecoder()::wrap);
+        d.put(ClientFrameType.CLAIM, new ClaimDecoder()::wrap);
         return d;
     }
 
@@ -245,6 +246,31 @@ class ClientProtocolTest {
     }
 
     @Test
+    void claimRoundTripsAndVerifiesOnlyOnItsConnection() throws Exception {
+        WriterClaim claim = WriterClaim.generate();
+        byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        nodeNonce[0] = 1;
+        int n = new ClaimEncoder().wrap(out, AT).encode(9, 16, claim.epoch(), claim.publicKey(), claim.sign(9, clientNonce, nodeNonce));
+        ClaimDecoder d = new ClaimDecoder().wrap(out, AT, n);
+        header(d, ClientFrameType.CLAIM, 9, 16, n);
+        byte[] key = new byte[WriterClaim.PUBLIC_KEY_LENGTH];
+        byte[] signature = new byte[WriterClaim.SIGNATURE_LENGTH];
+        d.publicKey(key);
+        d.signature(signature);
+        assertEquals(claim.epoch(), d.epoch());
+        assertEquals(WriterClaim.epochOf(key), d.epoch());
+        assertTrue(io.queueenterprise.crypto.WriterEpochs.isRandom(d.epoch()));
+        assertTrue(WriterClaim.verify(key, signature, d.epoch(), 9, clientNonce, nodeNonce));
+        // captured and used elsewhere: another connection, other nonces, another epoch, another key
+        assertFalse(WriterClaim.verify(key, signature, d.epoch(), 10, clientNonce, nodeNonce), "another connection");
+        assertFalse(WriterClaim.verify(key, signature, d.epoch(), 9, nodeNonce, clientNonce), "other nonces");
+        assertFalse(WriterClaim.verify(key, signature, d.epoch() ^ 1, 9, clientNonce, nodeNonce), "another epoch");
+        assertFalse(WriterClaim.verify(WriterClaim.generate().publicKey(), signature, d.epoch(), 9, clientNonce, nodeNonce),
+                "another key for the same epoch");
+    }
+
+    @Test
     void theHeaderDecoderReadsEveryTypeOnly() throws Exception {
         ClientFrameHeaderDecoder header = new ClientFrameHeaderDecoder();
         for (Map.Entry<ClientFrameType, byte[]> sample : ClientFrameSamples.byType().entrySet()) {
@@ -275,7 +301,7 @@ class ClientProtocolTest {
                 refused++;
             }
         }
-        assertEquals(13 * 12, refused);
+        assertEquals(14 * 13, refused);
     }
 
     @Test
@@ -291,12 +317,12 @@ class ClientProtocolTest {
     @Test
     void anUnknownFrameTypeCodeIsRefused() {
         byte[] frame = ClientFrameSamples.byType().get(ClientFrameType.PROOF).clone();
-        frame[ClientProtocol.TYPE_OFFSET] = 14;
+        frame[ClientProtocol.TYPE_OFFSET] = 15;
         UnknownProtocolCodeException e = assertThrows(UnknownProtocolCodeException.class,
                 () -> new ClientFrameHeaderDecoder().wrap(new UnsafeBuffer(frame), 0, frame.length));
         assertEquals("type", e.field());
-        assertEquals(14, e.code());
-        assertEquals("type: unknown code 14", e.getMessage());
+        assertEquals(15, e.code());
+        assertEquals("type: unknown code 15", e.getMessage());
         assertThrows(UnknownProtocolCodeException.class, () -> new ProofDecoder().wrap(new UnsafeBuffer(frame), 0, frame.length));
     }
 
@@ -305,7 +331,7 @@ class ClientProtocolTest {
         // type, byte offset of the code, an unknown code, the field the error names
         assertUnknown(ClientFrameType.CONNECTED, ClientProtocol.HEADER_LENGTH + 9, 3, "ack mode");
         assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 0, "refusal reason");
-        assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 18, "refusal reason");
+        assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 21, "refusal reason");
         assertUnknown(ClientFrameType.TAIL_OPEN, ClientProtocol.HEADER_LENGTH + 2, 4, "tail from");
         assertUnknown(ClientFrameType.TAIL_OPEN, ClientProtocol.HEADER_LENGTH + 3, 2, "tail mode");
         assertUnknown(ClientFrameType.TAIL_STATUS, ClientProtocol.HEADER_LENGTH + 8, 2, "tail status kind");

@@ -12,6 +12,10 @@ public enum ClientDrop {
     BAD_MAC,
     /** A session frame whose sequence is not above the last one taken on that connection. */
     REPLAYED_FRAME,
+    /** A CONNECT for a connection id the node already serves: a replay; the live session is left as it was. */
+    REPLAYED_CONNECT,
+    /** A CLAIM whose public key does not commit to its epoch, or whose signature does not verify for the connection. */
+    BAD_CLAIM,
     /** Valid, but not what the node takes at that point (e.g. an APPEND before the proof). */
     UNEXPECTED
 }

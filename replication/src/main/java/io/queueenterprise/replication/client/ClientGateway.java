@@ -24,6 +24,8 @@ import io.queueenterprise.protocol.client.ConnectDecoder;
 import io.queueenterprise.protocol.client.ConnectedEncoder;
 import io.queueenterprise.protocol.client.MalformedClientFrameException;
 import io.queueenterprise.protocol.client.RefusedEncoder;
+import io.queueenterprise.protocol.client.WriteTag;
+import io.queueenterprise.protocol.client.WriterClaim;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.queue.StorageFullException;
 import io.queueenterprise.replication.AckMode;
@@ -33,6 +35,9 @@ import io.queueenterprise.replication.engine.EngineSettings;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -48,9 +53,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * envelope as-is, exactly once per (writer epoch, writer sequence), answering when the queue's ack mode is met.
  * Followers answer NOT_LEADER with the leader's client address. Nodes hold no data key: envelopes are only checked
  * for shape (unbound, the queue's cipher mode, epoch and sequence as the frame says).
+ *
+ * <p>Writers: an APPEND is taken only under the writer epoch its connection claimed ({@link WriterClaim}: the epoch
+ * commits to a key only its writer session holds), and only with exactly the next writer sequence of that epoch (the
+ * last one again is a retry, answered with its index). A CONNECT for a connection id the node already serves is
+ * dropped: a replayed CONNECT cannot reset a live session. And only from a client that holds the queue's master key:
+ * the APPEND's write tag ({@link WriteTag}) must verify under the node's write key for the envelope's key version, a
+ * key derived one way from the master key ({@link WriteKeyFiles}), from which nothing decrypts or forges an envelope.
  */
 public final class ClientGateway {
-    private static final System.Logger LOG = System.getLogger(ClientGateway.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ClientGateway.class);
     public static final int STREAM_ID = 0x5143; // "QC"
     /** Client connections served at once; a CONNECT beyond is refused TOO_MANY_CLIENTS. */
     public static final int MAX_SESSIONS = 256;
@@ -68,6 +80,7 @@ public final class ClientGateway {
     private final NodeConfig config;
     private final ClientCredential credential;
     private final ClientFrameMac handshakeMac;
+    private final WriteKeyFiles writeKeys;
     private final SecureRandom random = new SecureRandom();
     private final AtomicLongArray drops = new AtomicLongArray(ClientDrop.values().length);
     private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
@@ -101,6 +114,7 @@ public final class ClientGateway {
         this.config = config;
         this.credential = credential;
         this.handshakeMac = credential.handshakeMac();
+        this.writeKeys = new WriteKeyFiles(config.writeKeyDirectory());
     }
 
     /** Called once the engine's Aeron client is up (duty-cycle thread). */
@@ -152,6 +166,7 @@ public final class ClientGateway {
         if (subscription != null) {
             subscription.close();
         }
+        writeKeys.close();
     }
 
     public long drops(ClientDrop reason) {
@@ -233,6 +248,7 @@ public final class ClientGateway {
                 }
             }
             case TAIL_CREDIT -> tails.onCredit(s, in.tailCredit);
+            case CLAIM -> onClaim(s);
             default -> drop(ClientDrop.UNEXPECTED);
         }
     }
@@ -243,12 +259,11 @@ public final class ClientGateway {
             refuseUnauthenticated(connection);
             return;
         }
-        Session existing = sessions.remove(connection);
-        if (existing != null) {
-            if (existing.refusalOnly) {
-                refusalSessions--;
-            }
-            existing.close();
+        if (sessions.containsKey(connection)) {
+            // A client draws a new random id for every connection and never sends CONNECT twice on one, so this is
+            // a replay (or a collision): the session that has the id keeps it, unchanged.
+            drop(ClientDrop.REPLAYED_CONNECT);
+            return;
         }
         ConnectDecoder connect = in.connect;
         String queueName = connect.queueName();
@@ -365,6 +380,26 @@ public final class ClientGateway {
 
     // ------------------------------------------------------------------------------------------------ append
 
+    /** CLAIM: this connection writes under the epoch whose key signed this connection's id and nonces. */
+    private void onClaim(Session s) {
+        if (s.queue < 0 || s.claims >= WriterClaim.MAX_PER_CONNECTION) {
+            drop(ClientDrop.UNEXPECTED);
+            return;
+        }
+        s.claims++;
+        byte[] publicKey = new byte[WriterClaim.PUBLIC_KEY_LENGTH];
+        byte[] signature = new byte[WriterClaim.SIGNATURE_LENGTH];
+        in.claim.publicKey(publicKey);
+        in.claim.signature(signature);
+        long epoch = in.claim.epoch();
+        if (!WriterClaim.verify(publicKey, signature, epoch, s.connection, s.clientNonce, s.nodeNonce)) {
+            drop(ClientDrop.BAD_CLAIM); // the APPEND that follows is refused NOT_WRITER
+            return;
+        }
+        s.claimedEpoch = epoch;
+        s.claimed = true;
+    }
+
     private void onAppend(Session s) {
         AppendDecoder frame = in.append;
         long epoch = frame.epoch();
@@ -404,6 +439,23 @@ public final class ClientGateway {
             refuse(s, s.mac, ClientRefusal.MALFORMED_ENVELOPE, epoch, sequence, shape);
             return;
         }
+        // The client proves it holds the queue's master key: a tag under the write key of the envelope's key version.
+        WriteTag writeTag = writeKeys.find(s.queueName, Envelope.keyId(envelopeHeader, 0), nowNanos);
+        if (writeTag == null) {
+            refuse(s, s.mac, ClientRefusal.WRITE_UNAUTHORISED, epoch, sequence, writeKeys.problem());
+            return;
+        }
+        if (!writeTag.verify(bytes, at, length, frame.writeTagOffset())) {
+            refuse(s, s.mac, ClientRefusal.WRITE_UNAUTHORISED, epoch, sequence, "the APPEND's write tag does not verify"
+                    + " under queue '" + s.queueName + "' key version " + Envelope.keyId(envelopeHeader, 0)
+                    + ": the client does not hold the queue's master key");
+            return;
+        }
+        if (!s.claimed || s.claimedEpoch != epoch) {
+            refuse(s, s.mac, ClientRefusal.NOT_WRITER, epoch, sequence, "this connection has not claimed writer epoch "
+                    + Long.toHexString(epoch) + ": only the writer session holding that epoch's key appends under it");
+            return;
+        }
         WriterSessions w = writers[q];
         ReplicaStore store = node.store(q);
         if (store == null || !w.catchUp(store, TAIL_BUDGET_BEFORE_APPEND)) {
@@ -422,6 +474,12 @@ public final class ClientGateway {
                     + " is below the last one this writer appended (" + last + ")");
             return;
         }
+        long expected = last + 1; // 0 for an epoch the queue holds nothing of
+        if (unsigned != expected) {
+            refuse(s, s.mac, ClientRefusal.SEQUENCE_GAP, epoch, sequence, "expected writer sequence " + expected
+                    + " for writer epoch " + Long.toHexString(epoch) + ", got " + unsigned + ": a writer's sequences have no gaps");
+            return;
+        }
         long index;
         try {
             // The envelope's one copy, from Aeron's buffer (the MAC was verified there; the driver runs on this thread,
@@ -434,7 +492,7 @@ public final class ClientGateway {
             refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, e.getMessage());
             return;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "remote append to " + node.spec(q).name() + " failed", e);
+            LOG.error("remote append to " + node.spec(q).name() + " failed", e);
             refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, "append failed on node " + config.nodeId() + ": " + e);
             return;
         }
@@ -582,6 +640,10 @@ public final class ClientGateway {
         long pendingIndex = -1;
         long pendingEpoch;
         int pendingSequence;
+        /** The writer epoch this connection proved it owns ({@link WriterClaim}), when {@link #claimed}. */
+        long claimedEpoch;
+        boolean claimed;
+        int claims;
         boolean closeAfterReplies;
         boolean failed;
         boolean closed;

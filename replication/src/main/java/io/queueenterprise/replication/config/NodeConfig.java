@@ -27,10 +27,14 @@ import java.util.Optional;
  * @param idleStrategy       how the node's one duty-cycle thread idles when there is no work
  * @param clientCredentialFile the per-cluster client credential (a Secret apart from data keys and the peer
  *                           credential) remote clients prove at connect; null: this node serves no remote clients
+ * @param writeKeyDirectory  the queues' write-authorisation keys (derived one way from the master keys, no data key):
+ *                           {@code <writeKeyDirectory>/<queue>.<key id>.key} (flat: one Secret holds them), 32 bytes (hex, base64 or raw) each, read
+ *                           when an APPEND first names the key id; a remote APPEND whose write tag does not verify under
+ *                           one is refused. Null: this node takes no remote APPEND (tails are served)
  */
 public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                          List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
-                         Path clientCredentialFile) {
+                         Path clientCredentialFile, Path writeKeyDirectory) {
     public static final int SCHEMA_VERSION = 1;
 
     public NodeConfig {
@@ -41,7 +45,15 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** A node that serves no remote clients. */
     public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
-        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null);
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null, null);
+    }
+
+    /** A node that serves remote clients but holds no write key (it takes no remote APPEND). */
+    public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                      List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
+                      Path clientCredentialFile) {
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, null);
     }
 
     /** Whether this node serves remote clients (a client credential is configured). */

@@ -125,6 +125,8 @@ public final class NodeConfigReader {
             IdleStrategySpec idle = doc.optionalEnum("idleStrategy", IdleStrategySpec.class).orElse(DEFAULT_IDLE_STRATEGY);
             Path clientCredentialFile = doc.optionalText("clientCredentialFile").isPresent()
                     ? doc.requiredPath("clientCredentialFile", base) : null;
+            Path writeKeyDirectory = doc.optionalText("writeKeyDirectory").isPresent()
+                    ? doc.requiredPath("writeKeyDirectory", base) : null;
             doc.refuseUnknown();
 
             unique(peers, Peer::id, "peers", "id");
@@ -170,8 +172,12 @@ public final class NodeConfigReader {
                     }
                 }
             }
+            if (writeKeyDirectory != null && clientCredentialFile == null) {
+                throw new NodeConfigException("writeKeyDirectory", "set, but without clientCredentialFile this node serves"
+                        + " no remote clients, so it takes no remote APPEND to check");
+            }
             return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
-                    clientCredentialFile);
+                    clientCredentialFile, writeKeyDirectory);
         }
 
         Peer peer(Fields f) {

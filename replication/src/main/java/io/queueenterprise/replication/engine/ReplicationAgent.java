@@ -415,6 +415,16 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return hold;
     }
 
+    /**
+     * For tests: while {@code hold}, this node, leading, does not tail its own queues (their last index, quorum with
+     * no followers, lag), as if every excerpt completed just after the own tail looked; followers' tailers go on.
+     * Duty thread (through {@code submit}).
+     */
+    public boolean holdOwnTail(boolean hold) {
+        leaderSession.holdOwnTail(hold);
+        return hold;
+    }
+
     /** Why a queue is in its state (e.g. which excerpt is damaged); empty when there is nothing to say. */
     public String stateDetail(String queue) {
         QueueReplica q = queue(queue);

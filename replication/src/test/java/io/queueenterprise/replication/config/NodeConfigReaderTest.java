@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -82,6 +83,16 @@ class NodeConfigReaderTest {
         assertEquals(Path.of("/etc/queue-enterprise/client/credential"), config.clientCredentialFile());
         assertTrue(config.servesClients());
         assertFalse(NodeConfigReader.read(examples().resolve("single-node.yaml")).servesClients());
+    }
+
+    @Test
+    void aNodeThatServesClientsReadsItsWriteKeyDirectoryOrHasNone() {
+        String serving = GOOD.replace("replicationPort: 40100", "replicationPort: 40100\n    clientPort: 40120")
+                .replace("replicationPort: 40101", "replicationPort: 40101\n    clientPort: 40121")
+                .replace("peerCredentialFile: /peer/credential", "peerCredentialFile: /peer/credential\nclientCredentialFile: /client/credential");
+        assertNull(NodeConfigReader.parse(serving, Path.of("/")).writeKeyDirectory(), "none: the node takes no remote APPEND");
+        NodeConfig config = NodeConfigReader.parse(serving + "writeKeyDirectory: keys/write\n", Path.of("/etc/qe"));
+        assertEquals(Path.of("/etc/qe/keys/write"), config.writeKeyDirectory());
     }
 
     @Test
@@ -188,6 +199,8 @@ class NodeConfigReaderTest {
                         "clientCredentialFile: missing: peers[1].clientPort is set"),
                 bad("peerCredentialFile: /peer/credential", "peerCredentialFile: /peer/credential\nclientCredentialFile: /client/credential",
                         "peers[0].clientPort: missing: this node has a clientCredentialFile"),
+                bad("peerCredentialFile: /peer/credential", "peerCredentialFile: /peer/credential\nwriteKeyDirectory: /write-keys",
+                        "writeKeyDirectory: set, but without clientCredentialFile"),
                 bad("    replicationPort: 40100", "    replicationPort: 40100\n    clientPort: 40100",
                         "peers[0].clientPort: 40100 is also this node's replicationPort"),
                 bad("    replicationPort: 40100", "    replicationPort: 40100\n    clientPort: 0",
