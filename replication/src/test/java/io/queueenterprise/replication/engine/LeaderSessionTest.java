@@ -197,6 +197,23 @@ class LeaderSessionTest {
     }
 
     @Test
+    void anExcerptTheFollowersTailerFindsBeforeTheOwnTailWaitsForTheDescriptor() throws Exception {
+        leader.holdOwnTail(true); // the excerpt completes after the own tail looked, before the follower's tailer does
+        leader.onHello(follower, hello("orders", -1), TERM); // the queue has no descriptor yet
+        byte[] descriptor = "created by the first writer".getBytes(StandardCharsets.UTF_8);
+        Files.write(store.path().resolve(QueueDescriptor.FILE_NAME), descriptor);
+        long[] index = append(2, 100);
+
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(List.of(FrameType.DESCRIPTOR), sink.types(), "no DATA before the descriptor the excerpt was written under");
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
+        assertArrayEquals(descriptor, new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(1))).descriptor());
+        assertEquals(List.of(0L, 1L), excerptsIn(sink.takenSince(2), index));
+        assertSessionFrames();
+    }
+
+    @Test
     void anExcerptTooLargeForABatchGoesInExcerptPartsBetweenTheBatches() throws Exception {
         long[] small = append(1, 100);
         byte[] large = new byte[3 * ReplicationAgent.MAX_BATCH_BYTES + 100];
