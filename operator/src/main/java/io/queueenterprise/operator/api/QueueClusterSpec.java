@@ -42,6 +42,10 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(value = "!has(self.calibration) || self.pinned",
     message = "calibration requires pinned: true: the figures are rates on exclusive cores, and only a pinned pool"
         + " grants them", fieldPath = ".calibration")
+// the node refuses a writeKeyDirectory without a clientCredentialFile: write keys only check remote clients' appends
+@ValidationRule(value = "!has(self.writeKeySecret) || has(self.clientCredentialSecret)",
+    message = "writeKeySecret requires clientCredentialSecret: write keys check remote clients' appends, and only a"
+        + " cluster with a client credential serves remote clients", fieldPath = ".writeKeySecret")
 public class QueueClusterSpec {
     @Required
     @Size(min = 1, max = 32)
@@ -104,6 +108,13 @@ public class QueueClusterSpec {
     @Size(max = 253)
     @JsonPropertyDescription("Secret holding the credential remote clients present (mounted read-only, mode 0400).")
     private String clientCredentialSecret;
+
+    @Size(max = 253)
+    @JsonPropertyDescription("Secret holding the queues' write-authorisation keys, entries <queue>.<key id>.key as"
+        + " `qe write-keys` makes them (derived one way from the master keys: no data key), mounted read-only (mode 0400)"
+        + " as every node's writeKeyDirectory; requires clientCredentialSecret. Without it remote clients still tail,"
+        + " but every remote append is refused (WRITE_UNAUTHORISED).")
+    private String writeKeySecret;
 
     @JsonPropertyDescription("Pods allowed to reach the replicas' client and replication ports (NetworkPolicy);"
         + " nobody else but the operator and the replicas themselves.")
@@ -222,6 +233,14 @@ public class QueueClusterSpec {
 
     public void setClientCredentialSecret(String clientCredentialSecret) {
         this.clientCredentialSecret = clientCredentialSecret;
+    }
+
+    public String getWriteKeySecret() {
+        return writeKeySecret;
+    }
+
+    public void setWriteKeySecret(String writeKeySecret) {
+        this.writeKeySecret = writeKeySecret;
     }
 
     public AuthorizedClients getAuthorizedClients() {

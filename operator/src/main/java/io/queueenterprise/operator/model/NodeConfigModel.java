@@ -32,6 +32,8 @@ public final class NodeConfigModel {
         // the node serves remote clients only with both a client port and the client credential (its reader
         // refuses one without the other): both come from the QueueCluster's client-credential Secret
         boolean servesClients = spec.getClientCredentialSecret() != null;
+        // remote appends only with the queues' write keys (the CRD refuses writeKeySecret without the client credential)
+        boolean takesRemoteAppends = servesClients && spec.getWriteKeySecret() != null;
         List<NodeConfigDocument.Peer> peers = new ArrayList<>();
         for (int replica = 0; replica < spec.getReplicas(); replica++) {
             peers.add(new NodeConfigDocument.Peer(names.replica(replica), names.replicaHost(replica, settings.clusterDomain()),
@@ -42,7 +44,8 @@ public final class NodeConfigModel {
             queues.add(queue(queue, spec));
         }
         return new NodeConfigDocument(NodeConfigDocument.SCHEMA_VERSION, names.replica(ordinal), NodePaths.DATA_DIRECTORY,
-            peers, NodePaths.PEER_CREDENTIAL_FILE, servesClients ? NodePaths.CLIENT_CREDENTIAL_FILE : null, queues,
+            peers, NodePaths.PEER_CREDENTIAL_FILE, servesClients ? NodePaths.CLIENT_CREDENTIAL_FILE : null,
+            takesRemoteAppends ? NodePaths.WRITE_KEY_DIRECTORY : null, queues,
             new NodeConfigDocument.Admin(BIND_ALL, NodePaths.ADMIN_PORT, NodePaths.ADMIN_TOKEN_FILE),
             new NodeConfigDocument.Metrics(BIND_ALL, NodePaths.METRICS_PORT), spec.getIdleStrategy().name());
     }

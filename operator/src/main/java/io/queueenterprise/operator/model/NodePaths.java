@@ -11,6 +11,11 @@ public final class NodePaths {
     public static final String CLIENT_DIRECTORY = "/etc/queue-enterprise/client";
     /** The key {@code credential} of the QueueCluster's client-credential Secret, as mounted. */
     public static final String CLIENT_CREDENTIAL_FILE = CLIENT_DIRECTORY + "/credential";
+    /**
+     * The QueueCluster's write-key Secret, as mounted: {@code <queue>.<key id>.key} entries, flat, the node's
+     * {@code writeKeyDirectory}.
+     */
+    public static final String WRITE_KEY_DIRECTORY = "/etc/queue-enterprise/write-keys";
     /** Where a node's gateway takes remote clients (UDP, Aeron); one replica per pod, so one port. */
     public static final int CLIENT_PORT = 40120;
     public static final int REPLICATION_PORT = 40100;

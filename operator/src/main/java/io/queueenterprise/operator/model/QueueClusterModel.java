@@ -122,6 +122,14 @@ public final class QueueClusterModel {
         return spec.getClientCredentialSecret() != null;
     }
 
+    /**
+     * Remote clients may append when the cluster serves them and names the write-key Secret (the CRD refuses the
+     * Secret without the client credential; the node would refuse its writeKeyDirectory too).
+     */
+    private boolean takesRemoteAppends() {
+        return servesClients() && spec.getWriteKeySecret() != null;
+    }
+
     /** A voluntary disruption (drain, upgrade) never takes the cluster below a majority. */
     public PodDisruptionBudget podDisruptionBudget() {
         return new PodDisruptionBudgetBuilder().withMetadata(metadata(names.statefulSet()))
@@ -322,6 +330,9 @@ public final class QueueClusterModel {
         if (spec.getClientCredentialSecret() != null) {
             mounts.add(mount("client-credential", NodePaths.CLIENT_DIRECTORY, true));
         }
+        if (takesRemoteAppends()) {
+            mounts.add(mount("write-keys", NodePaths.WRITE_KEY_DIRECTORY, true));
+        }
         return mounts;
     }
 
@@ -341,6 +352,9 @@ public final class QueueClusterModel {
             new VolumeBuilder().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().build()));
         if (spec.getClientCredentialSecret() != null) {
             volumes.add(secretVolume("client-credential", spec.getClientCredentialSecret()));
+        }
+        if (takesRemoteAppends()) {
+            volumes.add(secretVolume("write-keys", spec.getWriteKeySecret()));
         }
         if (CalibrationJobModel.atFirstStart(spec)) {
             volumes.add(CalibrationJobModel.firstStartQueuesVolume());

@@ -97,6 +97,8 @@ class NodeInPodsIT {
     private static final String VAULT = "vault";
     private static final String VAULT_KEY_SECRET = CLUSTER + "-vault-key";
     private static final String CLIENT_SECRET = CLUSTER + "-clients";
+    /** The vault's write keys for the nodes ({@code qe write-keys} from its data key): the remote client appends. */
+    private static final String WRITE_KEY_SECRET = CLUSTER + "-write-keys";
     private static final String CLIENT_LABEL = "queue-enterprise.io/client";
     private static final String ROLL_CYCLE = "FAST_HOURLY";
     private static final String CONTAINER = "node";
@@ -137,6 +139,9 @@ class NodeInPodsIT {
         client.secrets().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
             .withNewMetadata().withName(VAULT_KEY_SECRET).endMetadata()
             .addToStringData("1.key", vaultKey).addToStringData("active", "1").build()).create();
+        // and, derived one way from the vault's key, the nodes' write keys: the remote client pod appends (step 4)
+        client.secrets().inNamespace(namespace).resource(TestbedFixtures.writeKeySecret(WRITE_KEY_SECRET, 1, vaultKey, VAULT))
+            .create();
         volumes = new ReplicaVolumes(testbed, storageClass, TestbedFixtures.workDirectory());
         for (int replica = 0; replica < 3; replica++) {
             volumes.add();
@@ -549,6 +554,7 @@ class NodeInPodsIT {
         QueueClusterSpec spec = new QueueClusterSpec();
         spec.setQueues(new ArrayList<>(List.of(orders, vault)));
         spec.setClientCredentialSecret(CLIENT_SECRET);   // the nodes serve remote clients on 40120/UDP
+        spec.setWriteKeySecret(WRITE_KEY_SECRET);        // and take their appends to the vault
         io.queueenterprise.operator.api.AuthorizedClients clients = new io.queueenterprise.operator.api.AuthorizedClients();
         clients.setPodSelector(Map.of(CLIENT_LABEL, CLUSTER));
         spec.setAuthorizedClients(clients);

@@ -171,6 +171,8 @@ abstract class QueueClusterScenario {
             spec.setPinned(false);
             spec.setCalibration(calibration(30, 1, 2));
         }), "spec.calibration", "calibration requires pinned: true");
+        assertRefused(with(spec -> spec.setWriteKeySecret("write-keys")), "spec.writeKeySecret",
+            "writeKeySecret requires clientCredentialSecret");
         assertRefused(with(spec -> spec.setCalibration(calibration(10, 5, 6))), "spec.calibration.timeLimitSeconds",
             "must leave room for one warm-up and one recorded run");
         assertRefused(with(spec -> {

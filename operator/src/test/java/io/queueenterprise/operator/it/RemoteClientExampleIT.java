@@ -66,7 +66,8 @@ import io.queueenterprise.operator.model.OperatorSettings;
  * publishes (a private repository, as {@code ConsumerBuildIT} does), packaged as an image ({@code build-image.sh
  * remote-client-example}) and run in pods of its own, configured only from what the operator creates and the team
  * provides: the cluster's name and namespace (the replicas' DNS names under the operator's headless Service), the client
- * credential Secret and the queue's data key Secret, mounted read-only.
+ * credential Secret and the queue's data key Secret, mounted read-only; the nodes get the queue's write keys
+ * ({@code qe write-keys}'s derivation from the data key) through the QueueCluster's {@code writeKeySecret}.
  *
  * <ol>
  *   <li>The operator (in this JVM) runs three replicas of the real node (QUORUM, an encrypted queue); a key holder's
@@ -92,6 +93,8 @@ class RemoteClientExampleIT {
     private static final String QUEUE = "orders";
     private static final String DATA_KEY_SECRET = "orders-data-key";
     private static final String CLIENT_SECRET = "shop-clients";
+    /** The nodes' write keys ({@code qe write-keys} from the data key): without them every remote append is refused. */
+    private static final String WRITE_KEY_SECRET = "shop-write-keys";
     private static final String CLIENT_LABEL = "queue-enterprise.io/client";
     private static final Duration WAIT = Duration.ofMinutes(8);   // three JVMs starting on 2 shared cores, 300m each
     private static final int ORDERS = 120;
@@ -132,6 +135,9 @@ class RemoteClientExampleIT {
             .addToStringData("credential", HexFormat.of().formatHex(TestbedFixtures.randomBytes(32))).build()).create();
         client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName(DATA_KEY_SECRET).endMetadata()
             .addToStringData("1.key", dataKey).addToStringData("active", "1").build()).create();
+        // and, from the data key, the nodes' write keys (the producer appends remotely)
+        client.secrets().inNamespace(namespace).resource(TestbedFixtures.writeKeySecret(WRITE_KEY_SECRET, 1, dataKey, QUEUE))
+            .create();
         volumes = new ReplicaVolumes(testbed, storageClass, work);
         for (int replica = 0; replica < 3; replica++) {
             volumes.add();
@@ -306,6 +312,7 @@ class RemoteClientExampleIT {
         QueueClusterSpec spec = new QueueClusterSpec();
         spec.setQueues(new ArrayList<>(List.of(orders)));
         spec.setClientCredentialSecret(CLIENT_SECRET);
+        spec.setWriteKeySecret(WRITE_KEY_SECRET);
         AuthorizedClients clients = new AuthorizedClients();
         clients.setPodSelector(Map.of(CLIENT_LABEL, CLUSTER));
         spec.setAuthorizedClients(clients);

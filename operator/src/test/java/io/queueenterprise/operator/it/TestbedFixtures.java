@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,8 +18,12 @@ import java.util.stream.Stream;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.queueenterprise.crypto.MasterKey;
+import io.queueenterprise.crypto.WriteKeys;
 import io.queueenterprise.kubernetes.testbed.Testbed;
 import io.queueenterprise.operator.api.QueueCluster;
 
@@ -104,6 +110,29 @@ final class TestbedFixtures {
         Files.setAttribute(directory, "unix:uid", NODE_UID);
         Files.setAttribute(directory, "unix:gid", NODE_UID);
         return directory;
+    }
+
+    /**
+     * The nodes' write-key Secret {@code name} for {@code queues} under the data key {@code dataKeyHex} of version
+     * {@code keyId}, as the team holding the data keys makes it: the entries {@code qe write-keys} writes
+     * ({@code WriteKeysCommand}: {@link WriteKeys#derive} of the master key, hex, {@code <queue>.<key id>.key}), which
+     * {@code kubectl create secret generic --from-file} turns into one Secret. Derived one way: no data key in it.
+     */
+    static Secret writeKeySecret(String name, int keyId, String dataKeyHex, String... queues) {
+        SecretBuilder secret = new SecretBuilder().withNewMetadata().withName(name).endMetadata();
+        byte[] material = HexFormat.of().parseHex(dataKeyHex);
+        MasterKey master = MasterKey.of(keyId, material);
+        Arrays.fill(material, (byte) 0);
+        try {
+            for (String queue : queues) {
+                byte[] key = WriteKeys.derive(master, queue);
+                secret.addToStringData(queue + "." + keyId + ".key", HexFormat.of().formatHex(key));
+                Arrays.fill(key, (byte) 0);
+            }
+        } finally {
+            master.destroy();
+        }
+        return secret.build();
     }
 
     static byte[] randomBytes(int length) {

@@ -102,13 +102,46 @@ class QueueClusterModelTest {
         StatefulSet set = statefulSet(cluster);
         List<Volume> secrets = set.getSpec().getTemplate().getSpec().getVolumes().stream()
             .filter(volume -> volume.getSecret() != null).toList();
-        assertEquals(Set.of("replica-admin-token", "replica-peer-credential", "clients"),
+        assertEquals(Set.of("replica-admin-token", "replica-peer-credential", "clients", "trading-write-keys"),
             secrets.stream().map(volume -> volume.getSecret().getSecretName()).collect(Collectors.toSet()));
         for (Volume secret : secrets) {
             assertEquals(0400, secret.getSecret().getDefaultMode(), secret.getName());
             assertTrue(node(set).getVolumeMounts().stream()
                 .anyMatch(mount -> mount.getName().equals(secret.getName()) && mount.getReadOnly()), secret.getName() + " mounted read-only");
         }
+    }
+
+    @Test
+    void writeKeysAreMountedAndConfiguredExactlyWhenTheirSecretIsNamed() {
+        QueueCluster writing = TestClusters.threeReplicas();
+        StatefulSet set = statefulSet(writing);
+        Volume keys = set.getSpec().getTemplate().getSpec().getVolumes().stream()
+            .filter(volume -> volume.getSecret() != null && "trading-write-keys".equals(volume.getSecret().getSecretName()))
+            .findFirst().orElseThrow(() -> new AssertionError("no volume of the write-key Secret"));
+        assertEquals(0400, keys.getSecret().getDefaultMode());
+        assertTrue(node(set).getVolumeMounts().stream().anyMatch(mount -> mount.getName().equals(keys.getName())
+            && mount.getMountPath().equals(NodePaths.WRITE_KEY_DIRECTORY) && mount.getReadOnly()), "mounted read-only");
+        NodeConfigModel.configMapData(writing, SETTINGS).values().forEach(document -> assertTrue(
+            document.contains("\nwriteKeyDirectory: " + NodePaths.WRITE_KEY_DIRECTORY + "\n"), document));
+
+        QueueCluster tailingOnly = TestClusters.threeReplicas();
+        tailingOnly.getSpec().setWriteKeySecret(null);
+        assertNoWriteKeys(tailingOnly);
+        // the CRD refuses this one; were it ever applied, the node would refuse a writeKeyDirectory without its client credential
+        QueueCluster noClients = TestClusters.threeReplicas();
+        noClients.getSpec().setClientCredentialSecret(null);
+        assertNoWriteKeys(noClients);
+    }
+
+    private static void assertNoWriteKeys(QueueCluster cluster) {
+        StatefulSet set = statefulSet(cluster);
+        assertTrue(set.getSpec().getTemplate().getSpec().getVolumes().stream()
+            .noneMatch(volume -> volume.getSecret() != null && "trading-write-keys".equals(volume.getSecret().getSecretName())),
+            "a volume of the write-key Secret");
+        assertTrue(node(set).getVolumeMounts().stream().noneMatch(mount -> mount.getMountPath().equals(NodePaths.WRITE_KEY_DIRECTORY)),
+            "a mount at " + NodePaths.WRITE_KEY_DIRECTORY);
+        NodeConfigModel.configMapData(cluster, SETTINGS).values().forEach(document ->
+            assertFalse(document.contains("writeKeyDirectory"), document));
     }
 
     @Test

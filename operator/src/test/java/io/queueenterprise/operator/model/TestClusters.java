@@ -46,6 +46,7 @@ final class TestClusters {
             .withEffect("NoSchedule").build()));
         spec.setNodePool(pool);
         spec.setClientCredentialSecret("trading-client-credential"); // the example serves remote clients
+        spec.setWriteKeySecret("trading-write-keys");                  // and takes their appends
         return cluster("replica", "trading", spec);
     }
 

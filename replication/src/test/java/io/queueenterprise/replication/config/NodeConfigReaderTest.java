@@ -82,6 +82,7 @@ class NodeConfigReaderTest {
         assertEquals(List.of(40120, 40121, 40122), config.peers().stream().map(NodeConfig.Peer::clientPort).toList());
         assertEquals(Path.of("/etc/queue-enterprise/client/credential"), config.clientCredentialFile());
         assertTrue(config.servesClients());
+        assertEquals(Path.of("/etc/queue-enterprise/write-keys"), config.writeKeyDirectory());
         assertFalse(NodeConfigReader.read(examples().resolve("single-node.yaml")).servesClients());
     }
 
