@@ -181,17 +181,7 @@ final class AppendMachine {
             transition(State.SENDING);
             return 1;
         }
-        if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED) {
-            queue.disconnect();
-            transition(State.CONNECTING);
-            return 1;
-        }
-        if (now - backPressureDeadline > 0 || now - deadline > 0) {
-            throw new RemoteQueueException(queue.queueName(), RemoteQueueException.Reason.BACK_PRESSURE, null, sent,
-                    "the publication to " + c.node + " stayed back-pressured for "
-                            + backPressureTimeoutNanos / 1_000_000 + " ms", null);
-        }
-        return queue.pollOnce();
+        return notTaken(result, now, c);
     }
 
     private int sending(long now) {
@@ -212,6 +202,14 @@ final class AppendMachine {
             transition(State.AWAITING_ACK);
             return 1;
         }
+        return notTaken(result, now, c);
+    }
+
+    /**
+     * An offer the publication did not take: a link that is gone is made again; back-pressure is waited out (reading
+     * answers meanwhile) until its own or the write's deadline, then a typed refusal.
+     */
+    private int notTaken(long result, long now, RemoteQueue.Connection c) {
         if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED) {
             queue.disconnect();
             transition(State.CONNECTING);
