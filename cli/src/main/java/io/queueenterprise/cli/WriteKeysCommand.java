@@ -3,6 +3,7 @@ package io.queueenterprise.cli;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.KeyRingSource;
 import io.queueenterprise.crypto.WriteKeys;
+import io.queueenterprise.replication.config.NodeConfigReader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,9 +27,10 @@ import java.util.concurrent.Callable;
  * docs/remote-clients.md, "Who may write". Exit code 0 done, 1 keys unreadable or a file exists, 2 bad usage.
  */
 @Command(name = "write-keys", mixinStandardHelpOptions = true,
-        description = {"Derive the write-authorisation keys a node checks remote writers against (one per queue and",
-                "master key; derived one way, no data key) into DIR/<queue>.<key id>.key, for the node configuration's",
-                "writeKeyDirectory. Exit code: 0 written, 1 keys unreadable or a file already exists, 2 bad usage."})
+        description = "Derive the write-authorisation keys a node checks remote writers against (one per queue and"
+                + " master key; derived one way, no data key) into DIR/<queue>.<key id>.key, for the node"
+                + " configuration's writeKeyDirectory. Exit code: 0 written, 1 keys unreadable or a file already exists,"
+                + " 2 bad usage.")
 final class WriteKeysCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -48,6 +50,13 @@ final class WriteKeysCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
+        for (String queue : queues) {
+            // the name becomes a file name (and a Secret key): "../x" or "a b" must not reach the file system
+            if (!NodeConfigReader.isSafeName(queue)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--queue: '" + queue
+                        + "' is not a queue name: " + NodeConfigReader.SAFE_NAME_RULE);
+            }
+        }
         KeyRing ring;
         try {
             ring = KeyRingSource.read(keys);

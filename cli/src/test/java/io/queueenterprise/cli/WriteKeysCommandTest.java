@@ -52,4 +52,23 @@ class WriteKeysCommandTest {
         assertEquals(1, again.exitCode());
         assertTrue(again.err().contains("exists; not overwritten"), again.err());
     }
+
+    @Test
+    void aQueueNameThatIsNoSafeFileNameIsRefusedBeforeAnythingIsWritten() throws Exception {
+        Path keys = Files.createDirectory(tmp.resolve("keys"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        byte[] material = new byte[32];
+        new SecureRandom().nextBytes(material);
+        Files.writeString(Files.createFile(keys.resolve("1.key"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-------"))), HexFormat.of().formatHex(material));
+        Files.writeString(Files.createFile(keys.resolve("active"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-------"))), "1");
+        Path out = tmp.resolve("nested/write-keys");
+        for (String bad : new String[]{"../escaped", "Bad Name!", ".hidden", "a/b", ""}) {
+            QeRun run = qe("write-keys", "--keys", keys.toString(), "--queue", "orders", "--queue", bad, "--out", out.toString());
+            assertEquals(2, run.exitCode(), bad + ": " + run.out() + run.err());
+            assertTrue(run.err().contains("--queue: '" + bad + "' is not a queue name"), run.err());
+        }
+        assertTrue(Files.notExists(out), "nothing written for a refused command line, not even the good queue's key");
+        assertTrue(Files.notExists(tmp.resolve("nested/escaped.1.key")));
+    }
 }

@@ -56,6 +56,16 @@ public final class NodeConfigReader {
 
     /** Safe as a directory name and as a Prometheus label value: no separator, no "." or "..", no space. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+    /** What {@link #isSafeName} allows, in words, for messages that refuse a name. */
+    public static final String SAFE_NAME_RULE = "1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+    /**
+     * Whether {@code name} is a safe node or queue name: it becomes a folder or file name (queue folders, write-key
+     * files, Kubernetes Secret keys), so no separators, no leading dot, nothing a shell or a path could misread.
+     */
+    public static boolean isSafeName(String name) {
+        return name != null && NAME.matcher(name).matches();
+    }
     private static final Pattern DURATION = Pattern.compile("([0-9]{1,12})(ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("([0-9]{1,19})(Ki|Mi|Gi|Ti)?");
     private static final Map<String, Long> SIZE_UNITS = Map.of("Ki", 1L << 10, "Mi", 1L << 20, "Gi", 1L << 30, "Ti", 1L << 40);
@@ -283,8 +293,7 @@ public final class NodeConfigReader {
         String requiredName(String field) {
             String name = requiredText(field);
             if (!NAME.matcher(name).matches()) {
-                throw new NodeConfigException(path(field), quote(name) + " is not a safe name: 1 to 63 letters,"
-                        + " digits, '.', '_' or '-', starting with a letter or digit");
+                throw new NodeConfigException(path(field), quote(name) + " is not a safe name: " + SAFE_NAME_RULE);
             }
             return name;
         }
