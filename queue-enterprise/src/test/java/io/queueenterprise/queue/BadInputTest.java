@@ -32,6 +32,10 @@ class BadInputTest {
     @TempDir
     Path dir;
 
+    /** Key directories live here, beside the queue but inside a folder JUnit removes (not in the system's /tmp). */
+    @TempDir
+    Path keysRoot;
+
     private final byte[] material = TestKeys.randomMaterial();
 
     private KeyRing goodRing() {
@@ -313,7 +317,7 @@ class BadInputTest {
     @Test
     void aWrongKeyOfAnotherIdChangesNothingAndTheRealRotationStillOpens() throws IOException {
         writeEncrypted(2);
-        Path keys = dir.resolveSibling(dir.getFileName() + "-keys");
+        Path keys = keysRoot.resolve("keys");
         TestKeys.writeKeyFile(keys, 2, TestKeys.randomMaterial()); // a wrong key 2, active 2
         java.util.Map<String, String> before = snapshot(dir);
         QueueConfigurationException e = assertThrows(QueueConfigurationException.class,
