@@ -8,6 +8,8 @@ import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.MasterKey;
 import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.crypto.WriteKeys;
+import io.queueenterprise.protocol.client.WriteTag;
 import java.security.GeneralSecurityException;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +68,9 @@ public class CryptoBenchmark {
         byte[] out;
         long index;
         int next;
+        /** The write tag a remote APPEND carries over its sealed envelope (remote path only; docs/crypto.md). */
+        WriteTag writeTag;
+        byte[] tag = new byte[WriteTag.LENGTH];
 
         @Setup
         public void setup() {
@@ -78,6 +83,7 @@ public class CryptoBenchmark {
             QueueIdentity queue = QueueIdentity.createNew("bench");
             sealer = new ExcerptSealer(queue, ring, mode, engine);
             opener = new ExcerptOpener(queue, ring, mode, engine);
+            writeTag = new WriteTag(WriteKeys.derive(ring.key(1), "bench"));
             plaintext = new byte[size];
             for (int i = 0; i < size; i++) {
                 plaintext[i] = (byte) rnd.nextInt();
@@ -130,6 +136,13 @@ public class CryptoBenchmark {
             bcPoly1305 = new org.bouncycastle.crypto.macs.Poly1305();
             bcPoly1305.init(new org.bouncycastle.crypto.params.KeyParameter(polyKey));
         }
+    }
+
+    /** The remote APPEND's write tag over one sealed envelope: read beside {@link #seal} of the same run (a ratio). */
+    @Benchmark
+    public byte[] writeTag(Sealing s) {
+        s.writeTag.sign(s.sealed[0], 0, s.sealedLength, s.tag, 0);
+        return s.tag;
     }
 
     @Benchmark
