@@ -56,6 +56,8 @@ final class LeaderSession {
      * an excerpt completes after the own tail looked and before a follower's tailer does in the same duty cycle.
      */
     private boolean ownTailHeld;
+    /** Marks a follower sent DATA of a queue that had excerpts and no descriptor (see {@link #buildBatch}). */
+    private static final byte[] NO_DESCRIPTOR = new byte[0];
 
     LeaderSession(int self, QueueReplica[] queues, PeerLink[] peers, DropCounters drops, ControlFrames control) {
         this.self = self;
@@ -232,6 +234,9 @@ final class LeaderSession {
                 f.pendingLength = 0;
                 return;
             }
+            // excerpts and no descriptor (a queue not written by the library): nothing to owe, and no reason to read
+            // the file again for every batch; the periodic check sends a descriptor that appears later
+            f.sentDescriptor = NO_DESCRIPTOR;
         }
         DataEncoder batch = dataEncoder.begin(
                 encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0), // sequence and MAC: see ship()
