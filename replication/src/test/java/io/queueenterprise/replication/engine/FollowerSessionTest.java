@@ -3,7 +3,6 @@ package io.queueenterprise.replication.engine;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.QueueStatus;
-import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.AckBody;
 import io.queueenterprise.replication.wire.DataBody;
@@ -30,6 +29,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
+import static io.queueenterprise.replication.engine.TestSession.FOLLOWER;
+import static io.queueenterprise.replication.engine.TestSession.LEADER;
+import static io.queueenterprise.replication.engine.TestSession.SESSION;
+import static io.queueenterprise.replication.engine.TestSession.TERM;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,17 +44,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("unit")
 class FollowerSessionTest {
-    private static final long TERM = 3;
-    private static final long SESSION = 77;
-    private static final int LEADER = 0;
-    private static final int FOLLOWER = 1;
 
     @TempDir
     Path data;
 
-    private final PeerCredential credential = PeerCredential.of(new byte[32]);
-    private final byte[] initiatorNonce = filled(1);
-    private final byte[] responderNonce = filled(2);
+    private final TestSession session = new TestSession();
     private final RecordingSink sink = new RecordingSink();
     private final PeerLink leader = new PeerLink(LEADER, "a", sink, 1);
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(1024);
@@ -74,11 +71,9 @@ class FollowerSessionTest {
         queue.moveTo(QueueReplica.Phase.ACTIVE, "test");
         queue.transition(ReplicaState.AWAITING_DESCRIPTOR, null);
         leaderStore = ReplicaStore.open(data.resolve("leader").resolve("orders"), RollCycleNames.of("FAST_DAILY"));
-        leader.sessionId = SESSION;
-        leader.txMac = mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER);
-        leader.moveTo(PeerLink.State.ESTABLISHED, "test");
+        session.establish(leader, SessionCrypto.Direction.INITIATOR_TO_RESPONDER);
         follower = new FollowerSession(new QueueReplica[] {queue}, drops,
-                new ControlFrames(FOLLOWER, SessionCrypto.handshakeMac(credential), null));
+                session.control(FOLLOWER));
     }
 
     @AfterEach
@@ -87,7 +82,7 @@ class FollowerSessionTest {
         queue.checksums.close();
         queue.store.close();
         leaderStore.close();
-        credential.close();
+        session.close();
     }
 
     @Test
@@ -225,19 +220,11 @@ class FollowerSessionTest {
         return new ExcerptPartBody().wrap(new Frame().wrap(rx, 0, length));
     }
 
-    private SessionCrypto.FrameMac mac(SessionCrypto.Direction direction) {
-        return SessionCrypto.sessionMac(credential, direction, SESSION, FOLLOWER, LEADER, initiatorNonce, responderNonce);
-    }
 
     /** Every frame sent: this session's, MACed in the follower's direction, sequences 1, 2, 3... */
     private void assertSessionFrames() throws Exception {
-        sink.assertSessionFrames(FOLLOWER, TERM, SESSION, mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER),
-                mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR), true);
+        sink.assertSessionFrames(FOLLOWER, TERM, SESSION, session.mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER),
+                session.mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR), true);
     }
 
-    private static byte[] filled(int value) {
-        byte[] bytes = new byte[32];
-        Arrays.fill(bytes, (byte) value);
-        return bytes;
-    }
 }

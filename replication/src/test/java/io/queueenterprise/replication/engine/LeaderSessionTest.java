@@ -4,7 +4,6 @@ import io.aeron.Publication;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.AckMode;
-import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.DataBody;
 import io.queueenterprise.replication.wire.DescriptorBody;
@@ -31,6 +30,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static io.queueenterprise.replication.engine.TestSession.FOLLOWER;
+import static io.queueenterprise.replication.engine.TestSession.LEADER;
+import static io.queueenterprise.replication.engine.TestSession.SESSION;
+import static io.queueenterprise.replication.engine.TestSession.TERM;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -45,17 +48,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("unit")
 class LeaderSessionTest {
-    private static final long TERM = 3;
-    private static final long SESSION = 77;
-    private static final int LEADER = 0;
-    private static final int FOLLOWER = 1;
 
     @TempDir
     Path data;
 
-    private final PeerCredential credential = PeerCredential.of(new byte[32]);
-    private final byte[] initiatorNonce = filled(1);
-    private final byte[] responderNonce = filled(2);
+    private final TestSession session = new TestSession();
     private final RecordingSink sink = new RecordingSink();
     private final PeerLink follower = new PeerLink(FOLLOWER, "b", sink, 1);
     private final ExpandableArrayBuffer helloBuffer = new ExpandableArrayBuffer(1024);
@@ -79,10 +76,8 @@ class LeaderSessionTest {
         queue.selfTail = store.rawTailer();
         queue.selfTail.toStart();
         queue.transition(ReplicaState.LEADING, "");
-        follower.sessionId = SESSION;
-        follower.txMac = mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR);
-        follower.moveTo(PeerLink.State.ESTABLISHED, "test");
-        ControlFrames control = new ControlFrames(LEADER, SessionCrypto.handshakeMac(credential), null);
+        session.establish(follower, SessionCrypto.Direction.RESPONDER_TO_INITIATOR);
+        ControlFrames control = session.control(LEADER);
         leader = new LeaderSession(LEADER, new QueueReplica[] {queue}, new PeerLink[] {null, follower}, new DropCounters(), control);
         leader.holdDescriptorChecks(true); // the descriptor is offered on HELLO and when the first excerpt shows one
     }
@@ -93,7 +88,7 @@ class LeaderSessionTest {
         queue.selfTail.close();
         queue.checksums.close();
         store.close();
-        credential.close();
+        session.close();
     }
 
     @Test
@@ -299,9 +294,6 @@ class LeaderSessionTest {
         return new HelloBody().wrap(new Frame().wrap(helloBuffer, 0, length));
     }
 
-    private SessionCrypto.FrameMac mac(SessionCrypto.Direction direction) {
-        return SessionCrypto.sessionMac(credential, direction, SESSION, FOLLOWER, LEADER, initiatorNonce, responderNonce);
-    }
 
     /** Every frame taken: this session's, MACed in the leader's direction, sequences 1, 2, 3... */
     private void assertSessionFrames() throws Exception {
@@ -309,8 +301,8 @@ class LeaderSessionTest {
     }
 
     private void assertSessionFrames(boolean consecutive) throws Exception {
-        sink.assertSessionFrames(LEADER, TERM, SESSION, mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR),
-                mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER), consecutive);
+        sink.assertSessionFrames(LEADER, TERM, SESSION, session.mac(SessionCrypto.Direction.RESPONDER_TO_INITIATOR),
+                session.mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER), consecutive);
     }
 
     private List<Long> sequences() throws Exception {
@@ -321,9 +313,4 @@ class LeaderSessionTest {
         return sequences;
     }
 
-    private static byte[] filled(int value) {
-        byte[] bytes = new byte[32];
-        Arrays.fill(bytes, (byte) value);
-        return bytes;
-    }
 }
