@@ -6,6 +6,13 @@ import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.queueenterprise.crypto.CipherMode;
+import io.queueenterprise.crypto.CryptoEngine;
+import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.crypto.ExcerptSealer;
+import io.queueenterprise.crypto.KeyRing;
+import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.crypto.WriterEpochs;
 import io.queueenterprise.protocol.client.AppendEncoder;
 import io.queueenterprise.protocol.client.ChallengeDecoder;
 import io.queueenterprise.protocol.client.ClaimEncoder;
@@ -20,6 +27,7 @@ import io.queueenterprise.protocol.client.MalformedClientFrameException;
 import io.queueenterprise.protocol.client.ProofEncoder;
 import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.protocol.client.WriterClaim;
+import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.replication.client.ClientGateway;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -182,5 +190,24 @@ final class RawClient implements AutoCloseable {
         aeron.close();
         driver.close();
         credential.close();
+    }
+
+    /**
+     * {@code count} envelopes sealed unbound (as a remote writer seals them) by a sealer of {@code queue} under
+     * {@code ring} and the writer epoch {@code claim} commits to; plaintexts "{@code prefix} 0", "{@code prefix} 1", ...
+     */
+    static byte[][] sealedEnvelopes(String queue, QueueDescriptor descriptor, KeyRing ring, CipherMode mode,
+                                    WriterClaim claim, String prefix, int count) {
+        ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(queue, descriptor.incarnationId()), () -> ring, mode,
+                CryptoEngine.JCE, WriterEpochs.of(claim::epoch));
+        byte[][] envelopes = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            byte[] text = (prefix + " " + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] env = new byte[Envelope.sealedLength(mode, text.length)];
+            System.arraycopy(text, 0, env, Envelope.PAYLOAD_OFFSET, text.length);
+            sealer.sealUnbound(env, 0, text.length);
+            envelopes[i] = env;
+        }
+        return envelopes;
     }
 }

@@ -1,12 +1,8 @@
 package io.queueenterprise.replication;
 
 import io.queueenterprise.crypto.CipherMode;
-import io.queueenterprise.crypto.CryptoEngine;
 import io.queueenterprise.crypto.Envelope;
-import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
-import io.queueenterprise.crypto.QueueIdentity;
-import io.queueenterprise.crypto.WriterEpochs;
 import io.queueenterprise.protocol.client.AppendAckDecoder;
 import io.queueenterprise.protocol.client.ClientProtocol;
 import io.queueenterprise.protocol.client.ClientRefusal;
@@ -65,16 +61,8 @@ class RemoteClientSecurityTest {
             ClientGateway gateway = node.clientGateway();
             QueueDescriptor descriptor = QueueDescriptor.read(queueDir);
             WriterClaim claim = WriterClaim.generate();
-            ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(QUEUE, descriptor.incarnationId()), () -> ring,
-                    CipherMode.AES_128_CTR_POLY1305, CryptoEngine.JCE, WriterEpochs.of(claim::epoch));
-            byte[][] envelopes = new byte[4][];
-            for (int i = 0; i < envelopes.length; i++) {
-                byte[] text = ("attack " + i).getBytes(StandardCharsets.US_ASCII);
-                byte[] env = new byte[Envelope.sealedLength(CipherMode.AES_128_CTR_POLY1305, text.length)];
-                System.arraycopy(text, 0, env, Envelope.PAYLOAD_OFFSET, text.length);
-                sealer.sealUnbound(env, 0, text.length);
-                envelopes[i] = env;
-            }
+            byte[][] envelopes = RawClient.sealedEnvelopes(QUEUE, descriptor, ring, CipherMode.AES_128_CTR_POLY1305, claim,
+                    "attack", 4);
             long epoch = Envelope.epoch(envelopes[0], 0);
             try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
                 client.connect(QUEUE);

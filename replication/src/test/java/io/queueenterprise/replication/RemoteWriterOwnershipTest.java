@@ -169,16 +169,7 @@ class RemoteWriterOwnershipTest {
             ClientGateway gateway = node.clientGateway();
             QueueDescriptor descriptor = QueueDescriptor.read(queueDir);
             WriterClaim claim = WriterClaim.generate();
-            ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(QUEUE, descriptor.incarnationId()), () -> ring, MODE,
-                    CryptoEngine.JCE, WriterEpochs.of(claim::epoch));
-            byte[][] envelopes = new byte[8][];
-            for (int i = 0; i < envelopes.length; i++) {
-                byte[] text = ("excerpt " + i).getBytes(StandardCharsets.US_ASCII);
-                byte[] env = new byte[Envelope.sealedLength(MODE, text.length)];
-                System.arraycopy(text, 0, env, Envelope.PAYLOAD_OFFSET, text.length);
-                sealer.sealUnbound(env, 0, text.length);
-                envelopes[i] = env;
-            }
+            byte[][] envelopes = RawClient.sealedEnvelopes(QUEUE, descriptor, ring, MODE, claim, "excerpt", 8);
             long epoch = claim.epoch();
             try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
                 client.connect(QUEUE);
