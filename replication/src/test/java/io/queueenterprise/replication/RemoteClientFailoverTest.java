@@ -6,10 +6,13 @@ import io.queueenterprise.queue.QueueTailer;
 import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteQueueException;
 import io.queueenterprise.queue.QueueAppender;
+import io.queueenterprise.replication.history.LinearizabilityChecker;
+import io.queueenterprise.replication.history.OperationHistory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -59,6 +63,7 @@ class RemoteClientFailoverTest {
         Map<Integer, Long> acknowledged = new ConcurrentHashMap<>();
         Map<Integer, Boolean> uncertain = new ConcurrentHashMap<>();
         AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+        OperationHistory history = new OperationHistory();
         int written;
         try {
             for (int i = 0; i < 3; i++) {
@@ -76,12 +81,18 @@ class RemoteClientFailoverTest {
                      QueueAppender appender = remote.createAppender()) {
                     for (int n = 0; !stop.get(); n++) {
                         count[0] = n + 1;
+                        byte[] message = message(n);
+                        OperationHistory.Append op = history.append(0, QUEUE, message);
                         try {
-                            acknowledged.put(n, appender.write(message(n)));
+                            long index = appender.write(message);
+                            op.ok(index);
+                            acknowledged.put(n, index);
                         } catch (RemoteQueueException e) {
                             if (!e.mayBeAppended()) {
+                                op.refused();
                                 throw e;
                             }
+                            op.unknown();
                             uncertain.put(n, Boolean.TRUE); // timed out: in the queue at most once
                         }
                     }
@@ -127,7 +138,12 @@ class RemoteClientFailoverTest {
         assertTrue(acknowledged.size() > 50, "the trial acknowledged a stream: " + acknowledged.size());
         for (int replica = 0; replica < 3; replica++) {
             // the opener refuses a repeated or reordered writer sequence (REPLAYED_OR_REORDERED): reading all is a check
+            long call = System.nanoTime();
             List<long[]> read = readMessages(cluster.queueDirectory(replica, QUEUE), ring);
+            // the remote writer's messages as this replica holds them (the key holder's first excerpt is no append of it)
+            TreeMap<Long, byte[]> held = new TreeMap<>();
+            read.forEach(m -> held.put(m[1], message((int) m[0])));
+            history.read(QUEUE, "replica-" + replica, call, System.nanoTime(), held);
             Map<Integer, Long> at = new HashMap<>();
             int previous = -1;
             for (long[] m : read) {
@@ -143,6 +159,11 @@ class RemoteClientFailoverTest {
                 assertEquals(e.getValue(), index, "message " + e.getKey() + " is not at the index its write returned");
             }
         }
+        Files.createDirectories(logs);
+        Path historyFile = history.write(logs.resolve("history.jsonl"));
+        LinearizabilityChecker.Verdict verdict = LinearizabilityChecker.check(historyFile, logs.resolve("history.html"));
+        System.out.print("[RemoteClientFailoverTest] seed " + seed + ": " + verdict.output());
+        assertTrue(verdict.linearizable(), "the independent checker (Porcupine) on " + historyFile + ": " + verdict.output());
     }
 
     private static byte[] message(int n) {
