@@ -81,16 +81,13 @@ final class LeaderSession {
             if (!q.active()) {
                 continue;
             }
-            int tailed = tailSelf(q, now);
-            work += tailed;
+            work += tailSelf(q, now);
             if (checkDescriptors && q.descriptorWatch.mayHaveChanged(nowMillis)) {
                 resendChangedDescriptor(q); // reads the file: only when its stamp says it may have changed
-            } else if (tailed > 0 && aFollowerWasSentNoDescriptor(q)) {
-                // A queue that had no descriptor when a follower joined: its first excerpts must not reach that
-                // follower before it does (a follower promoted with excerpts and no descriptor could not serve the
-                // queue). The library writes the descriptor before its first excerpt, so it is there once one is seen.
-                resendChangedDescriptor(q);
             }
+            // A queue that had no descriptor when a follower joined gets one before its first DATA: buildBatch, the
+            // one gate every excerpt passes on its way to a follower, owes it (not this own tail, which can miss an
+            // excerpt that a follower's tailer finds later in the same cycle).
             for (PeerLink p : peers) {
                 if (p != null && p.established() && descriptorDelivered(p, q)) {
                     work += ship(p, q);
@@ -139,16 +136,6 @@ final class LeaderSession {
                 descriptorDelivered(p, q);
             }
         }
-    }
-
-    /** A streaming follower of {@code q} was answered when the queue had no descriptor, and has none from us since. */
-    private boolean aFollowerWasSentNoDescriptor(QueueReplica q) {
-        for (PeerLink p : peers) {
-            if (p != null && p.established() && p.progress[q.position].streaming && p.progress[q.position].sentDescriptor == null) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -225,18 +212,21 @@ final class LeaderSession {
         }
         if (f.sentDescriptor == null && tailer.next() >= 0) {
             // This follower was answered while the queue had no descriptor, and now the queue has an excerpt, so the
-            // descriptor exists (the library writes it first): it goes before any DATA. work() owes it once the own
-            // tail sees an excerpt, but this tailer can find one the own tail missed earlier in the same cycle
-            // (ReplicationTest caught the excerpt stored on the follower before the descriptor).
+            // descriptor exists (the library writes it first): it goes before any DATA, offered now; if the offer is
+            // lost, work() offers it again before this queue's next batch (descriptorDelivered). Its first excerpts
+            // must not reach the follower first: one promoted with excerpts and no descriptor could not serve the queue.
             tailer.unread();
             if (q.store.descriptorBytes() != null) {
                 f.descriptorOwed = true;
-                f.pendingLength = 0;
-                return;
+                if (!descriptorDelivered(p, q)) {
+                    f.pendingLength = 0;
+                    return;
+                }
+            } else {
+                // excerpts and no descriptor (a queue not written by the library): nothing to owe, and no reason to
+                // read the file again for every batch; the periodic check sends a descriptor that appears later
+                f.sentDescriptor = NO_DESCRIPTOR;
             }
-            // excerpts and no descriptor (a queue not written by the library): nothing to owe, and no reason to read
-            // the file again for every batch; the periodic check sends a descriptor that appears later
-            f.sentDescriptor = NO_DESCRIPTOR;
         }
         DataEncoder batch = dataEncoder.begin(
                 encoder.begin(f.pending, 0, FrameType.DATA, self, term, p.sessionId, 0), // sequence and MAC: see ship()
