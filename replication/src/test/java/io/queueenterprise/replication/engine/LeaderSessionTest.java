@@ -211,6 +211,48 @@ class LeaderSessionTest {
     }
 
     @Test
+    void aFollowerWhoseNextExcerptIsInACycleTheLeaderNoLongerHoldsIsRefusedBehindRetentionAndSentNoData() throws Exception {
+        long[] index = append(3, 100);
+        // the follower holds up to an excerpt of an earlier cycle (same term): the leader's retention deleted that
+        // cycle, so the follower can never catch up from it
+        net.openhft.chronicle.queue.RollCycle cycles = RollCycleNames.of("FAST_DAILY");
+        long earlierCycle = cycles.toIndex(cycles.toCycle(index[0]) - 1, 5);
+        leader.onHello(follower, hello("orders", earlierCycle), TERM);
+        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM);
+
+        assertEquals(List.of(FrameType.REFUSAL), sink.types(), "a refusal, and no DESCRIPTOR or DATA");
+        RefusalBody refusal = new RefusalBody().wrap(RecordingSink.decode(sink.taken().get(0)));
+        assertEquals(RefusalReason.BEHIND_RETENTION, refusal.reason());
+        assertEquals(0, refusal.queue());
+        assertEquals(index[0], refusal.detail(), "the refusal names the leader's first index");
+        assertFalse(follower.progress[0].streaming, "nothing is streamed to it");
+        assertEquals(io.queueenterprise.replication.QueueStatus.State.BEHIND_RETENTION, follower.progress[0].state);
+        assertSessionFrames();
+    }
+
+    @Test
+    void aLostHelloAnswerIsAnsweredAgainOnTheNextHelloFromWhereTheFollowerStands() throws Exception {
+        long[] index = append(3, 100);
+        sink.refuse(Publication.NOT_CONNECTED, 1); // the DESCRIPTOR answering HELLO is lost (a control frame is not kept)
+        leader.onHello(follower, hello("orders", -1), TERM);
+        assertEquals(1, sink.refused().size());
+        assertEquals(FrameType.DESCRIPTOR, RecordingSink.decode(sink.refused().get(0)).type());
+        leader.work(System.nanoTime(), TERM); // DATA the follower drops: it took no DESCRIPTOR since its HELLO
+
+        // the follower got no answer and says HELLO again, still holding nothing
+        leader.onHello(follower, hello("orders", -1), TERM);
+        leader.work(System.nanoTime(), TERM);
+
+        assertEquals(List.of(FrameType.DATA, FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
+        assertEquals(-1, new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(1))).resumeAfter(),
+                "answered from where the follower stands, not from what was offered before");
+        assertEquals(List.of(0L, 1L, 2L), excerptsIn(sink.takenSince(2), index), "the whole queue again, in order");
+        assertSessionFrames(false); // the lost DESCRIPTOR kept sequence 1
+        assertEquals(List.of(2L, 3L, 4L), sequences());
+    }
+
+    @Test
     void anExcerptTooLargeForABatchGoesInExcerptPartsBetweenTheBatches() throws Exception {
         long[] small = append(1, 100);
         byte[] large = new byte[3 * ReplicationAgent.MAX_BATCH_BYTES + 100];
