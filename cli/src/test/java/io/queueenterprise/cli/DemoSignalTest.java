@@ -53,6 +53,10 @@ class DemoSignalTest {
         List<String> command = new ArrayList<>(LocalCluster.qeCommand("demo", "--replication-only", "--replication-messages", "300",
                 "--no-bench"));
         command.add(1, "-Djava.io.tmpdir=" + javaTmp);
+        // A suite started in the background of a non-interactive shell (nohup ... &) hands its children SIGINT
+        // ignored, and a JVM that starts with SIGINT ignored never installs its handler: the demo would run on. The
+        // demo is started with the default disposition, as from a terminal, whatever launched the suite.
+        command.addAll(0, List.of("env", "--default-signal=INT,TERM"));
         Process demo = new ProcessBuilder(command).redirectError(tmp.resolve("demo.err").toFile()).start();
         StringBuffer out = new StringBuffer();
         Thread reader = new Thread(() -> {
