@@ -70,13 +70,13 @@ public class QueueClusterSpec {
     @Default("1")
     @Size(max = 16)
     @Pattern("^([1-9][0-9]*|[1-9][0-9]*m)$")
-    @JsonPropertyDescription("CPU per replica, requests = limits (a whole number when pinned).")
+    @JsonPropertyDescription("CPU per replica: pinned, requests = limits and a whole number (exclusive cores); unpinned, a request and no CPU limit (a CFS quota stalls a bursting JVM).")
     private String coresPerReplica = "1";
 
     @Required
     @Size(max = 32)
     @Pattern("^[1-9][0-9]*(Ki|Mi|Gi|Ti|K|M|G|T)?$")
-    @JsonPropertyDescription("Memory per replica, requests = limits (Guaranteed QoS), heap and mapped pages included.")
+    @JsonPropertyDescription("Memory per replica, requests = limits, heap and mapped pages included.")
     private String memory;
 
     @Default("256Mi")

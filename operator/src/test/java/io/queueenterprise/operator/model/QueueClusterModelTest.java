@@ -73,7 +73,9 @@ class QueueClusterModelTest {
         cluster.getSpec().setCoresPerReplica("500m");
         StatefulSet set = statefulSet(cluster);
         assertEquals(Map.of("queue-enterprise.io/pool", "tuned"), set.getSpec().getTemplate().getSpec().getNodeSelector());
-        assertEquals(new Quantity("500m"), node(set).getResources().getLimits().get("cpu"));
+        assertEquals(new Quantity("500m"), node(set).getResources().getRequests().get("cpu"), "its share reserved");
+        assertEquals(Map.of("memory", new Quantity("2Gi")), node(set).getResources().getLimits(),
+            "no CPU limit: a fractional CFS quota stalls a JVM that bursts (GC, JIT, start); memory stays capped");
     }
 
     @Test
