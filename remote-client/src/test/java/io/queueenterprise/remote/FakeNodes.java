@@ -55,6 +55,10 @@ final class FakeNodes implements ClientTransport {
         int leaderPort;
         /** The next this many APPENDs are lost on the way (never arrive). */
         int appendsToLose;
+        /** The APPEND of this writer sequence is lost once (-1: none). */
+        int loseSequenceOnce = -1;
+        /** APPENDs of this writer sequence and above never arrive (-1: none). */
+        int loseFromSequence = -1;
         /** The answers to the next this many APPENDs are lost (the APPEND itself is acted on). */
         int answersToLose;
         /** Frames arrive and are acted on (an APPEND is appended), but no answer ever leaves: a node gone silent. */
@@ -119,6 +123,8 @@ final class FakeNodes implements ClientTransport {
     private final int[] recentSequences = new int[RECENT];
     private final long[] recentIndexes = new long[RECENT];
     private int recentNext;
+    /** Acks wait (as for a quorum) until this is cleared; then the queued runs go out. */
+    boolean holdAcks;
     /** Acknowledgement frames sent (each may acknowledge several appends). */
     long ackFrames;
     private final int[] slotLengths = new int[SLOTS];
@@ -302,12 +308,18 @@ final class FakeNodes implements ClientTransport {
 
     private void onAppend(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
         append.wrap(buffer, offset, length);
-        boolean lost = node.appendsToLose > 0;
+        boolean lostOnce = append.writerSequence() == node.loseSequenceOnce;
+        boolean lostFrom = node.loseFromSequence >= 0 && append.writerSequence() >= node.loseFromSequence;
+        boolean lost = node.appendsToLose > 0 || lostOnce || lostFrom;
         if (recording) {
             arrivals.add(new Arrival(node.address(), append.epoch(), append.writerSequence(), append.sequence(), nanos, lost));
         }
         if (lost) {
-            node.appendsToLose--;
+            if (lostOnce) {
+                node.loseSequenceOnce = -1;
+            } else if (!lostFrom) {
+                node.appendsToLose--;
+            }
             return;
         }
         Session s = node.sessions.get(append.connection());
@@ -386,6 +398,9 @@ final class FakeNodes implements ClientTransport {
     }
 
     private void flushAcks() {
+        if (holdAcks) {
+            return;
+        }
         for (int i = 0; i < acking.size(); i++) {
             Session s = acking.get(i);
             s.acking = false;
