@@ -55,6 +55,8 @@ final class FakeNodes implements ClientTransport {
         int leaderPort;
         /** The next this many APPENDs are lost on the way (never arrive). */
         int appendsToLose;
+        /** When the last connection to this node completed its handshake. */
+        long connectedAtNanos;
         /** The APPEND of this writer sequence is lost once (-1: none). */
         int loseSequenceOnce = -1;
         /** APPENDs of this writer sequence and above never arrive (-1: none). */
@@ -279,6 +281,7 @@ final class FakeNodes implements ClientTransport {
             throw new AssertionError("PROOF does not verify");
         }
         s.mac = credential.sessionMac(id, s.clientNonce, s.nodeNonce);
+        node.connectedAtNanos = nanos;
         org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null) {
             int n = connected.wrap(out, 0).encode(id, ++s.txSequence, node.term, node.leads, ClientAckMode.QUORUM, 0,

@@ -157,6 +157,9 @@ class PipelinedAppendTest extends FakeNodesFixture {
             assertEquals(1, queue.appendMachine().failovers());
             List<Integer> atB = nodes.arrivals.stream().filter(x -> x.node().equals(B)).map(FakeNodes.Arrival::writerSequence).toList();
             assertEquals(range(1, 29).stream().map(Long::intValue).toList(), atB, "the whole window again, in order, once");
+            FakeNodes.Arrival firstAtB = nodes.arrivals.stream().filter(x -> x.node().equals(B)).findFirst().orElseThrow();
+            assertTrue(firstAtB.atNanos() - b.connectedAtNanos < AppendMachine.RESEND_NANOS,
+                    "resent as soon as connected, not after a quiet interval");
         }
     }
 
