@@ -50,13 +50,11 @@ class RemoteClientFailoverTest {
     /** Remote clients writing at once, each with its own window. */
     private static final int WRITERS = 2;
     /**
-     * Each writer's window: 128 appends. Small enough, with {@link #RATE}, that a trial's history (a few thousand
-     * operations, up to 256 at once) stays decidable for the checker (34,760 operations with 1,024-append windows were
-     * UNDECIDED after 2 minutes); the project's own assertions hold at any size.
+     * Each writer's window: 512 appends, so that 1,024 are in flight from the two writers while the leader is dead.
      */
-    private static final int WINDOW = 128;
-    /** Appends a second per writer: a dead leader's second or more fills the window. */
-    private static final int RATE = 200;
+    private static final int WINDOW = 512;
+    /** Appends a second per writer: a dead leader's second or more fills the window; a trial's history stays small. */
+    private static final int RATE = 800;
 
     @TempDir
     Path tmp;
