@@ -115,7 +115,7 @@ public final class RemoteAppender implements QueueAppender, AppendMachine.Settle
         int at = reserve(length);
         System.arraycopy(src, offset, frameBytes(), at + ClientProtocol.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
         commit(at, length, correlation, false);
-        queue.appendMachine().step(queue.nanoTime());
+        sendNow();
     }
 
     /** {@link #writeAsync(byte[], int, int, long)} of the buffer's remaining bytes (consumed). */
@@ -126,7 +126,17 @@ public final class RemoteAppender implements QueueAppender, AppendMachine.Settle
         src.get(src.position(), frameBytes(), at + ClientProtocol.APPEND_ENVELOPE + Envelope.PAYLOAD_OFFSET, length);
         src.position(src.position() + length);
         commit(at, length, correlation, false);
-        queue.appendMachine().step(queue.nanoTime());
+        sendNow();
+    }
+
+    /** Steps the machine until the new append is offered (a few steps: from IDLE it first checks the connection). */
+    private void sendNow() {
+        AppendMachine m = queue.appendMachine();
+        for (int i = 0; i < 4 && window.hasUnsent(); i++) {
+            if (m.step(queue.nanoTime()) == 0) {
+                return;
+            }
+        }
     }
 
     /** Drives the connection once: sends what the window holds, takes answers, tells the listener; the work done. */

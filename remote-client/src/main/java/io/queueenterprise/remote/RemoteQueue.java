@@ -721,6 +721,13 @@ public final class RemoteQueue implements AutoCloseable {
         if (closed) {
             return;
         }
+        if (appender != null) {
+            try {
+                appender.close(); // settles the appends in flight first (each within its ack timeout)
+            } catch (RuntimeException e) {
+                // closing regardless: the appender's listener was told how each append settled
+            }
+        }
         closed = true;
         if (tailer != null) {
             tailer.close();
