@@ -86,6 +86,10 @@ class RemotePipelinedAllocationTest {
             assertNull(writerFailure.get(), () -> "the writer failed: " + writerFailure.get());
             assertNull(failure.get(), () -> "an append failed: " + failure.get());
             assertEquals(2L * APPENDS, acknowledged[0]);
+            long ackFrames = leader.clientGateway().ackFrames();
+            long appended = leader.clientGateway().appended();
+            System.out.printf("the gateway sent %,d APPEND_ACK frames for %,d appends%n", ackFrames, appended);
+            assertTrue(ackFrames * 4 < appended, "acks coalesced: " + ackFrames + " frames for " + appended + " appends");
             Map<String, Long> ours = new TreeMap<>();
             long aeron = 0;
             long growth = 0;

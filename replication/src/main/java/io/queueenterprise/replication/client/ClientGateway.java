@@ -109,6 +109,7 @@ public final class ClientGateway {
     private int refusalSessions;
     private static final int MAX_REFUSAL_SESSIONS = 16;
     private volatile long appended;
+    private volatile long ackFrames;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
         this.config = config;
@@ -180,6 +181,11 @@ public final class ClientGateway {
     /** Envelopes appended for clients since start. */
     public long appended() {
         return appended;
+    }
+
+    /** APPEND_ACK frames sent since start (each acknowledges a run of appends: coalesced). */
+    public long ackFrames() {
+        return ackFrames;
     }
 
     /** Remote tails' counters (read from other threads: an estimate while the node runs). */
@@ -598,6 +604,7 @@ public final class ClientGateway {
             s.mac.sign(tx, 0, length);
             s.send(tx, length, nowNanos);
             frames++;
+            ackFrames++; // one writer thread
         }
         return frames;
     }
