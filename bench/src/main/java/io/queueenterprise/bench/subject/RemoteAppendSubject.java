@@ -30,9 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Remote append: a {@link RemoteQueue} client (its own embedded media driver, driven by the producer thread) seals
  * each message and appends it over Aeron UDP loopback to a replication leader in this process, which replicates to
  * its follower; the consumer tails the FOLLOWER's queue with the library. So the latency is client seal, client →
- * leader, the leader's append, leader → follower, the follower's write and read; in quorum mode the producer's send
- * also waits for the leader's ack after the follower's (one write in flight: the producer's rate is bounded by that
- * round trip). Compare with {@code peer-aeron-udp-rtt} and {@code replicated-*} from the same run.
+ * leader, the leader's append, leader → follower, the follower's write and read. The producer writes with
+ * {@code RemoteAppender.writeAsync}: up to the client's window (default 1,024 appends or 1 MiB) in flight, acknowledged
+ * by the leader's coalesced acks (in quorum mode once the follower holds them); a full window makes the producer wait
+ * (producer lateness: "rate not kept"). Compare with {@code peer-aeron-udp-rtt} and {@code replicated-*} from the same run.
  *
  * <p>Remote tail: the producer appends with the library on the LEADER's queue; the consumer is a {@link RemoteTailer}
  * (its own embedded media driver, driven by the consumer thread) served by the FOLLOWER over Aeron UDP loopback,
@@ -183,14 +184,22 @@ public final class RemoteAppendSubject implements Subject {
         // built on the producer thread: the client is driven by the thread that writes
         RemoteQueue remote = RemoteQueue.builder(clientAddresses())
                 .queue(QUEUE).clientCredential(clientCredential).keyRing(ring).ackTimeout(ACK_TIMEOUT).build();
-        QueueAppender appender = remote.createAppender();
+        // pipelined: writeAsync keeps up to the window in flight; the latency is read where the consumer reads
+        io.queueenterprise.remote.RemoteAppender appender = remote.createAppender(new io.queueenterprise.remote.AppendListener() {
+            @Override public void onAcknowledged(long correlation, long index) {
+            }
+
+            @Override public void onFailed(long correlation, io.queueenterprise.remote.RemoteQueueException failure) {
+                throw failure;
+            }
+        });
         byte[] message = new byte[config.messageSize()];
         // the time in the order the library consumer's Bytes.readLong reads it (native)
         java.nio.ByteBuffer time = java.nio.ByteBuffer.wrap(message).order(java.nio.ByteOrder.nativeOrder());
         return new Producer() {
             @Override public void send(long intendedNanos) {
                 time.putLong(0, intendedNanos);
-                appender.write(message);
+                appender.writeAsync(message, 0, message.length, intendedNanos);
             }
 
             @Override public void close() {

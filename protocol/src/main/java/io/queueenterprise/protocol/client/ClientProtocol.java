@@ -24,7 +24,9 @@ import java.nio.ByteOrder;
  * {@link TailFrom}, {@link TailMode}, {@link TailStatusKind}, {@link ClientAckMode}), never a Java ordinal.
  */
 public final class ClientProtocol {
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
+    /** The most writes one APPEND_ACK acknowledges (8 KiB of indexes: a reply channel's message is at most 16 KiB). */
+    public static final int MAX_ACKS_PER_FRAME = 1024;
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     public static final int HEADER_LENGTH = 24;
     public static final int MAC_LENGTH = FrameTrailerMac.LENGTH;

@@ -37,7 +37,8 @@ final class ClientFrameSamples {
                 0, 262144, "127.0.0.1", 40121, DESCRIPTOR)));
         b.putBytes(ClientProtocol.APPEND_ENVELOPE, ENVELOPE);
         out.put(ClientFrameType.APPEND, copy(b, new AppendEncoder().wrap(b, 0).encodeAround(7, 3, 0, 3, 99, 5, ENVELOPE.length)));
-        out.put(ClientFrameType.APPEND_ACK, copy(b, new AppendAckEncoder().wrap(b, 0).encode(7, 3, 99, 5, 0x512b00000001L, 3)));
+        out.put(ClientFrameType.APPEND_ACK, copy(b, new AppendAckEncoder().wrap(b, 0).begin(7, 3, 99, 3)
+                .index(0x512b00000001L).index(0x512b00000004L).index(0x512b00000005L).end(7)));
         out.put(ClientFrameType.APPEND_PENDING, copy(b, new AppendPendingEncoder().wrap(b, 0).encode(7, 4, 99, 5, 0x512b00000001L, 3)));
         out.put(ClientFrameType.REFUSED, copy(b, new RefusedEncoder().wrap(b, 0).encode(7, 5, ClientRefusal.NOT_LEADER, 99, 5, 3,
                 "127.0.0.1", 40122, "follows replica-1")));

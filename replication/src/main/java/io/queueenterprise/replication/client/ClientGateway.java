@@ -10,7 +10,6 @@ import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.protocol.client.AppendAckEncoder;
 import io.queueenterprise.protocol.client.AppendDecoder;
-import io.queueenterprise.protocol.client.AppendOutcomeEncoder;
 import io.queueenterprise.protocol.client.AppendPendingEncoder;
 import io.queueenterprise.protocol.client.ChallengeEncoder;
 import io.queueenterprise.protocol.client.ClientAckMode;
@@ -85,7 +84,8 @@ public final class ClientGateway {
     private final AtomicLongArray drops = new AtomicLongArray(ClientDrop.values().length);
     private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
-    private final List<Session> pendingAcks = new ArrayList<>();
+    /** Connections with acknowledgements queued ({@link Session#acking}). */
+    private final ArrayList<Session> ackingSessions = new ArrayList<>(MAX_SESSIONS + 16);
     /** The frame taken last: {@link #frame} is the decoder of its type, one of {@link #in}'s. */
     private final ClientFrameDecoders in = new ClientFrameDecoders();
     private ClientFrameDecoder frame;
@@ -94,7 +94,7 @@ public final class ClientGateway {
     private final AppendAckEncoder appendAckEncoder = new AppendAckEncoder();
     private final AppendPendingEncoder appendPendingEncoder = new AppendPendingEncoder();
     private final RefusedEncoder refusedEncoder = new RefusedEncoder();
-    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(4096);
+    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(16 * 1024); // an APPEND_ACK of 1,024 indexes fits
     /** An envelope's header, read out for its shape check (the envelope itself is never copied before the store). */
     private final byte[] envelopeHeader = new byte[Envelope.HEADER_LENGTH];
 
@@ -109,6 +109,7 @@ public final class ClientGateway {
     private int refusalSessions;
     private static final int MAX_REFUSAL_SESSIONS = 16;
     private volatile long appended;
+    private volatile long ackFrames;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
         this.config = config;
@@ -154,7 +155,7 @@ public final class ClientGateway {
             s.publication.close();
         }
         sessions.clear();
-        pendingAcks.clear();
+        ackingSessions.clear();
         if (tails != null) {
             tails.close();
         }
@@ -180,6 +181,11 @@ public final class ClientGateway {
     /** Envelopes appended for clients since start. */
     public long appended() {
         return appended;
+    }
+
+    /** APPEND_ACK frames sent since start (each acknowledges a run of appends: coalesced). */
+    public long ackFrames() {
+        return ackFrames;
     }
 
     /** Remote tails' counters (read from other threads: an estimate while the node runs). */
@@ -465,18 +471,21 @@ public final class ClientGateway {
         }
         long last = w.lastSequence(epoch);
         long unsigned = sequence & 0xFFFF_FFFFL;
-        if (last >= 0 && unsigned == last) {
-            answer(s, epoch, sequence, w.lastIndex(epoch)); // a retry: the original index, nothing appended
-            return;
-        }
-        if (last >= 0 && unsigned < last) {
+        if (last >= 0 && unsigned <= last) {
+            // a resend (a retry, or a window resent after a failover): the original index, nothing appended
+            long held = w.indexOf(epoch, unsigned);
+            if (held >= 0) {
+                answer(s, epoch, sequence, held, true);
+                return;
+            }
             refuse(s, s.mac, ClientRefusal.REPLAYED, epoch, sequence, "writer sequence " + unsigned
-                    + " is below the last one this writer appended (" + last + ")");
+                    + " is below the last one this writer appended (" + last + ") and older than the appends this node remembers");
             return;
         }
         long expected = last + 1; // 0 for an epoch the queue holds nothing of
         if (unsigned != expected) {
-            refuse(s, s.mac, ClientRefusal.SEQUENCE_GAP, epoch, sequence, "expected writer sequence " + expected
+            // the REFUSED frame's writer sequence is the expected one: the client resends from there
+            refuse(s, s.mac, ClientRefusal.SEQUENCE_GAP, epoch, (int) expected, "expected writer sequence " + expected
                     + " for writer epoch " + Long.toHexString(epoch) + ", got " + unsigned + ": a writer's sequences have no gaps");
             return;
         }
@@ -498,7 +507,7 @@ public final class ClientGateway {
         }
         w.record(epoch, sequence, index);
         appended++;
-        answer(s, epoch, sequence, index);
+        answer(s, epoch, sequence, index, false);
     }
 
     /**
@@ -523,41 +532,85 @@ public final class ClientGateway {
         return null;
     }
 
-    private void answer(Session s, long epoch, int sequence, long index) {
+    /**
+     * Queues the acknowledgement of writer {@code epoch}'s {@code sequence} at {@code index}: sent, coalesced with the
+     * connection's others, at the end of this duty cycle, or (quorum mode) of the first cycle in which the quorum
+     * index reaches it ({@link #releaseAcks}). A resend still waiting for the quorum is answered APPEND_PENDING at once
+     * (the client hears the node is alive and goes on waiting). A connection's queue of acks is bounded
+     * ({@link Session#ACK_CAPACITY}, above the client's largest window): beyond it, NOT_READY (nothing appended).
+     */
+    private void answer(Session s, long epoch, int sequence, long index, boolean resend) {
         int q = s.queue;
         boolean quorum = node.spec(q).ackMode() == AckMode.QUORUM;
-        if (!quorum || node.quorumIndex(q) >= index) {
-            sendAck(s, appendAckEncoder, epoch, sequence, index);
+        if (resend && quorum && node.quorumIndex(q) < index) {
+            sendPending(s, epoch, sequence, index);
+        }
+        if (!s.queueAck(epoch, sequence, index)) {
+            refuse(s, s.mac, ClientRefusal.NOT_READY, epoch, sequence, "node " + config.nodeId() + " holds "
+                    + Session.ACK_CAPACITY + " acknowledgements for this connection already: send fewer at once");
             return;
         }
-        sendAck(s, appendPendingEncoder, epoch, sequence, index);
-        if (s.pendingIndex < 0) {
-            pendingAcks.add(s);
+        if (!s.acking) {
+            s.acking = true;
+            ackingSessions.add(s);
         }
-        s.pendingIndex = index;
-        s.pendingEpoch = epoch;
-        s.pendingSequence = sequence;
     }
 
-    /** Quorum mode: acks whose index a majority now holds. A pending ack is never refused: it may still be durable. */
+    /**
+     * Sends every connection's queued acks that its queue's ack mode now allows (all of them, or in quorum mode those
+     * at or below the quorum index, on a leader), one APPEND_ACK per run of consecutive sequences of one epoch. A
+     * pending quorum ack is never refused: it may still become durable.
+     */
     private int releaseAcks() {
         int n = 0;
-        for (int i = pendingAcks.size() - 1; i >= 0; i--) {
-            Session s = pendingAcks.get(i);
-            if (s.closed) {
-                pendingAcks.remove(i);
-            } else if (node.role() == NodeStatus.Role.LEADER && node.quorumIndex(s.queue) >= s.pendingIndex) {
-                sendAck(s, appendAckEncoder, s.pendingEpoch, s.pendingSequence, s.pendingIndex);
-                s.pendingIndex = -1;
-                pendingAcks.remove(i);
-                n++;
+        for (int i = ackingSessions.size() - 1; i >= 0; i--) {
+            Session s = ackingSessions.get(i);
+            if (!s.closed) {
+                boolean quorum = node.spec(s.queue).ackMode() == AckMode.QUORUM;
+                long watermark = !quorum ? Long.MAX_VALUE
+                        : node.role() == NodeStatus.Role.LEADER ? node.quorumIndex(s.queue) : Long.MIN_VALUE;
+                n += sendAcks(s, watermark);
+            }
+            if (s.closed || s.ackCount == 0) {
+                s.acking = false;
+                int last = ackingSessions.size() - 1;
+                ackingSessions.set(i, ackingSessions.get(last));
+                ackingSessions.remove(last);
             }
         }
         return n;
     }
 
-    private void sendAck(Session s, AppendOutcomeEncoder<?> answer, long epoch, int sequence, long index) {
-        int length = answer.wrap(tx, 0).encode(s.connection, ++s.txSequence, epoch, sequence, index, node.term());
+    /** Sends {@code s}'s queued acks at or below {@code watermark}, in order; the frames sent. */
+    private int sendAcks(Session s, long watermark) {
+        int frames = 0;
+        long term = node.term();
+        while (s.ackCount > 0 && s.ackIndexes[s.ackHead] <= watermark) {
+            int head = s.ackHead;
+            long epoch = s.ackEpochs[head];
+            int sequence = s.ackSequences[head];
+            appendAckEncoder.wrap(tx, 0).begin(s.connection, ++s.txSequence, epoch, term).index(s.ackIndexes[head]);
+            s.popAck();
+            while (s.ackCount > 0 && appendAckEncoder.count() < ClientProtocol.MAX_ACKS_PER_FRAME) {
+                int next = s.ackHead;
+                if (s.ackEpochs[next] != epoch || s.ackSequences[next] != sequence + 1 || s.ackIndexes[next] > watermark) {
+                    break;
+                }
+                appendAckEncoder.index(s.ackIndexes[next]);
+                sequence++;
+                s.popAck();
+            }
+            int length = appendAckEncoder.end(sequence);
+            s.mac.sign(tx, 0, length);
+            s.send(tx, length, nowNanos);
+            frames++;
+            ackFrames++; // one writer thread
+        }
+        return frames;
+    }
+
+    private void sendPending(Session s, long epoch, int sequence, long index) {
+        int length = appendPendingEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, epoch, sequence, index, node.term());
         s.mac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
     }
@@ -637,9 +690,15 @@ public final class ClientGateway {
         long txSequence;
         long lastHeardNanos;
         long outboxSinceNanos;
-        long pendingIndex = -1;
-        long pendingEpoch;
-        int pendingSequence;
+        /** Acknowledgements queued for this connection (a ring from {@link #ackHead}), allocated at its first APPEND. */
+        static final int ACK_CAPACITY = 8192;
+        long[] ackEpochs;
+        int[] ackSequences;
+        long[] ackIndexes;
+        int ackHead;
+        int ackCount;
+        /** In the gateway's list of connections with acks queued. */
+        boolean acking;
         /** The writer epoch this connection proved it owns ({@link WriterClaim}), when {@link #claimed}. */
         long claimedEpoch;
         boolean claimed;
@@ -656,6 +715,28 @@ public final class ClientGateway {
             this.queueName = queueName;
             this.clientNonce = clientNonce;
             this.lastHeardNanos = now;
+        }
+
+        boolean queueAck(long epoch, int sequence, long index) {
+            if (ackEpochs == null) {
+                ackEpochs = new long[ACK_CAPACITY];
+                ackSequences = new int[ACK_CAPACITY];
+                ackIndexes = new long[ACK_CAPACITY];
+            }
+            if (ackCount == ACK_CAPACITY) {
+                return false;
+            }
+            int slot = (ackHead + ackCount) & (ACK_CAPACITY - 1);
+            ackEpochs[slot] = epoch;
+            ackSequences[slot] = sequence;
+            ackIndexes[slot] = index;
+            ackCount++;
+            return true;
+        }
+
+        void popAck() {
+            ackHead = (ackHead + 1) & (ACK_CAPACITY - 1);
+            ackCount--;
         }
 
         void send(ExpandableArrayBuffer buffer, int length, long now) {
