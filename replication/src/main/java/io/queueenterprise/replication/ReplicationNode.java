@@ -7,6 +7,7 @@ import io.queueenterprise.replication.engine.DurableFiles;
 import io.queueenterprise.replication.engine.DropCounters;
 import io.queueenterprise.replication.engine.ReplicationAgent;
 import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.PeerIdentities;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -60,6 +61,7 @@ public final class ReplicationNode implements NodeControl {
     private final AgentRunner runner;
     private final Path aeronDirectory;
     private final PeerCredential credential;
+    private final PeerIdentities identities;
     private FileLock instanceLock;
     /** Set once start returned the node; until then a failed start is reported by start, not logged. */
     private volatile boolean started;
@@ -68,12 +70,13 @@ public final class ReplicationNode implements NodeControl {
 
     private static final String LOCK_FILE = "replication-node.lock";
 
-    private ReplicationNode(NodeConfig config, PeerCredential credential, Path aeronDirectory) {
+    private ReplicationNode(NodeConfig config, PeerCredential credential, PeerIdentities identities, Path aeronDirectory) {
         this.config = config;
         this.credential = credential;
+        this.identities = identities;
         this.aeronDirectory = aeronDirectory;
         this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config)) : null;
-        this.agent = new ReplicationAgent(config.engineSettings(), credential, aeronDirectory, clients);
+        this.agent = new ReplicationAgent(config.engineSettings(), credential, identities, aeronDirectory, clients);
         this.runner = new AgentRunner(idleStrategy(config.idleStrategy()), this::onAgentError, null, agent);
     }
 
@@ -87,6 +90,13 @@ public final class ReplicationNode implements NodeControl {
      */
     public static ReplicationNode start(NodeConfig config) {
         PeerCredential credential = PeerCredential.load(config.peerCredentialFile());
+        PeerIdentities identities;
+        try {
+            identities = loadIdentities(config);
+        } catch (RuntimeException e) {
+            credential.close();
+            throw e;
+        }
         Path aeronDirectory;
         FileLock instanceLock;
         try {
@@ -95,6 +105,7 @@ public final class ReplicationNode implements NodeControl {
             instanceLock = lockDataDirectory(config.dataDirectory());
             if (instanceLock == null) {
                 credential.close();
+                identities.close();
                 throw new ReplicationException("node " + config.nodeId() + " is already running with data directory "
                         + config.dataDirectory() + " (another process, or this one, holds " + LOCK_FILE + ")");
             }
@@ -102,6 +113,7 @@ public final class ReplicationNode implements NodeControl {
             // the driver deletes it on start (dirDeleteOnStart).
         } catch (IOException e) {
             credential.close();
+            identities.close();
             // FileSystemException's message is "FILE: reason"; NoSuchFileException's is the file alone
             String reason = e instanceof java.nio.file.NoSuchFileException n ? n.getFile() + ": no such file or directory"
                     : e instanceof java.nio.file.AccessDeniedException a ? a.getFile() + ": permission denied" : e.getMessage();
@@ -109,9 +121,10 @@ public final class ReplicationNode implements NodeControl {
         }
         ReplicationNode node;
         try {
-            node = new ReplicationNode(config, credential, aeronDirectory);
+            node = new ReplicationNode(config, credential, identities, aeronDirectory);
         } catch (RuntimeException e) { // a bad client credential, say: nothing was started, what was taken is given back
             credential.close();
+            identities.close();
             releaseQuietly(instanceLock);
             throw e;
         }
@@ -406,6 +419,30 @@ public final class ReplicationNode implements NodeControl {
         return counts;
     }
 
+    /** This node's identity key and every replica's public key, as the configuration names them. */
+    private static PeerIdentities loadIdentities(NodeConfig config) {
+        if (config.identityKeyFile() == null) {
+            throw new ReplicationException("identityKeyFile: missing; every node has an identity key of its own (`qe identity node`)");
+        }
+        java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        int self = -1;
+        for (int i = 0; i < config.peers().size(); i++) {
+            NodeConfig.Peer p = config.peers().get(i);
+            if (p.identityKey() == null) {
+                throw new ReplicationException("peers[" + i + "].identityKey: missing; every replica's identity public key is needed");
+            }
+            try {
+                keys.add(io.queueenterprise.crypto.IdentityKey.parsePublicKey(p.identityKey()));
+            } catch (IllegalArgumentException e) {
+                throw new ReplicationException("peers[" + i + "].identityKey " + e.getMessage());
+            }
+            if (p.id().equals(config.nodeId())) {
+                self = i;
+            }
+        }
+        return PeerIdentities.load(config.identityKeyFile(), keys, self);
+    }
+
     private static ClientCredential loadClientCredential(NodeConfig config) {
         try {
             return ClientCredential.load(config.clientCredentialFile());
@@ -447,6 +484,7 @@ public final class ReplicationNode implements NodeControl {
     public void close() {
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
         credential.close();
+        identities.close();
         try {
             DurableFiles.deleteTree(aeronDirectory);
         } catch (IOException e) {
