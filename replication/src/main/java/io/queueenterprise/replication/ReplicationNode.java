@@ -408,6 +408,35 @@ public final class ReplicationNode implements NodeControl {
         return clients;
     }
 
+    /**
+     * The replication frames dropped, by reason and frame type and by reason and peer (the replica named by its node id),
+     * the cells that are not zero: for the metrics ({@code qe_node_frames_dropped_by_type_total},
+     * {@code qe_node_frames_dropped_by_peer_total}). Any thread.
+     */
+    public java.util.List<io.queueenterprise.replication.node.DroppedFrames> droppedFrames() {
+        java.util.List<io.queueenterprise.replication.node.DroppedFrames> cells = new java.util.ArrayList<>();
+        DropCounters drops = agent.drops();
+        for (io.queueenterprise.replication.engine.DropReason reason : io.queueenterprise.replication.engine.DropReason.values()) {
+            long untyped = drops.get(reason, null);
+            if (untyped != 0) {
+                cells.add(io.queueenterprise.replication.node.DroppedFrames.byType(reason.name(), "UNREADABLE", untyped));
+            }
+            for (io.queueenterprise.replication.wire.FrameType type : io.queueenterprise.replication.wire.FrameType.values()) {
+                long n = drops.get(reason, type);
+                if (n != 0) {
+                    cells.add(io.queueenterprise.replication.node.DroppedFrames.byType(reason.name(), type.name(), n));
+                }
+            }
+            for (int p = 0; p < config.peers().size(); p++) {
+                long n = drops.getByPeer(reason, p);
+                if (n != 0) {
+                    cells.add(io.queueenterprise.replication.node.DroppedFrames.byPeer(reason.name(), config.peers().get(p).id(), n));
+                }
+            }
+        }
+        return cells;
+    }
+
     /** The client gateway's dropped-frame counters, keyed {@code client_<reason>}; empty when it serves no clients. */
     public java.util.Map<String, Long> clientFramesDroppedByReason() {
         java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
@@ -419,26 +448,36 @@ public final class ReplicationNode implements NodeControl {
         return counts;
     }
 
-    /** This node's identity key and every replica's public key, as the configuration names them. */
+    /**
+     * This node's identity key and every replica's public key, as the configuration pins them. A peer left unpinned is
+     * authenticated by the peer credential alone (said here, once, naming it).
+     */
     private static PeerIdentities loadIdentities(NodeConfig config) {
-        if (config.identityKeyFile() == null) {
-            throw new ReplicationException("identityKeyFile: missing; every node has an identity key of its own (`qe identity node`)");
-        }
         java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        java.util.List<String> unpinned = new java.util.ArrayList<>();
         int self = -1;
         for (int i = 0; i < config.peers().size(); i++) {
             NodeConfig.Peer p = config.peers().get(i);
+            if (p.id().equals(config.nodeId())) {
+                self = i;
+            }
             if (p.identityKey() == null) {
-                throw new ReplicationException("peers[" + i + "].identityKey: missing; every replica's identity public key is needed");
+                keys.add(null);
+                if (!p.id().equals(config.nodeId())) {
+                    unpinned.add(p.id());
+                }
+                continue;
             }
             try {
                 keys.add(io.queueenterprise.crypto.IdentityKey.parsePublicKey(p.identityKey()));
             } catch (IllegalArgumentException e) {
                 throw new ReplicationException("peers[" + i + "].identityKey " + e.getMessage());
             }
-            if (p.id().equals(config.nodeId())) {
-                self = i;
-            }
+        }
+        if (!unpinned.isEmpty()) {
+            org.slf4j.LoggerFactory.getLogger(ReplicationNode.class).warn(config.nodeId() + ": no identityKey pinned for "
+                    + unpinned + ": any holder of the peer credential can speak as "
+                    + (unpinned.size() == 1 ? "it" : "them") + " (docs/replication.md, per-node identity)");
         }
         return PeerIdentities.load(config.identityKeyFile(), keys, self);
     }

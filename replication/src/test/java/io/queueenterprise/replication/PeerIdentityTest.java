@@ -112,6 +112,8 @@ class PeerIdentityTest {
             insider.send(insider.heartbeat(2, insider.sessionId, insider.txMac));
             assertTrue(TestCluster.await(WAIT, () -> leader.drops().getByPeer(DropReason.SENDER_MISMATCH, 1) == 1),
                     "dropped, counted against replica-1 who really sent it: " + leader.status());
+            assertTrue(leader.droppedFrames().contains(io.queueenterprise.replication.node.DroppedFrames.byPeer(
+                    "SENDER_MISMATCH", "replica-1", 1)), "exported by the peer's node id: " + leader.droppedFrames());
 
             // (b) on replica-2's session (its id read off the wire), MACed under keys derived from the credential and
             // every value replica-2's handshake put on the wire, the X25519 secret guessed from the insider's own key

@@ -123,7 +123,7 @@ public final class NodeConfigReader {
             Path dataDirectory = doc.requiredPath("dataDirectory", base);
             List<Peer> peers = doc.requiredList("peers", this::peer);
             Path peerCredentialFile = doc.requiredPath("peerCredentialFile", base);
-            Path identityKeyFile = doc.requiredPath("identityKeyFile", base);
+            Path identityKeyFile = doc.optionalText("identityKeyFile").isPresent() ? doc.requiredPath("identityKeyFile", base) : null;
             List<QueueSpec> queues = doc.requiredList("queues", this::queue);
             Fields adminFields = doc.requiredObject("admin");
             Admin admin = new Admin(adminFields.optionalText("bindAddress").orElse(DEFAULT_BIND_ADDRESS),
@@ -187,19 +187,25 @@ public final class NodeConfigReader {
                 throw new NodeConfigException("writeKeyDirectory", "set, but without clientCredentialFile this node serves"
                         + " no remote clients, so it takes no remote APPEND to check");
             }
-            unique(peers, p -> java.util.Base64.getEncoder().encodeToString(
-                    io.queueenterprise.crypto.IdentityKey.parsePublicKey(p.identityKey())), "peers", "identityKey"); // one identity per node: no node may speak as another
+            unique(peers, p -> p.identityKey() == null ? "unpinned " + p.id() : java.util.Base64.getEncoder().encodeToString(
+                    io.queueenterprise.crypto.IdentityKey.parsePublicKey(p.identityKey())), "peers", "identityKey");
+            if (self.identityKey() != null && identityKeyFile == null) {
+                throw new NodeConfigException("identityKeyFile", "missing: peers[" + peers.indexOf(self) + "].identityKey pins"
+                        + " this node's identity, whose key file it needs");
+            } // one identity per node: no node may speak as another
             return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
                     clientCredentialFile, writeKeyDirectory, identityKeyFile);
         }
 
         Peer peer(Fields f) {
             Peer peer = new Peer(f.requiredName("id"), f.requiredText("host"), f.requiredInt("replicationPort", 1, 65535),
-                    f.optionalInt("clientPort", 1, 65535).orElse(0), f.requiredText("identityKey"));
-            try {
-                io.queueenterprise.crypto.IdentityKey.parsePublicKey(peer.identityKey());
-            } catch (IllegalArgumentException e) {
-                throw new NodeConfigException(f.path("identityKey"), e.getMessage());
+                    f.optionalInt("clientPort", 1, 65535).orElse(0), f.optionalText("identityKey").orElse(null));
+            if (peer.identityKey() != null) {
+                try {
+                    io.queueenterprise.crypto.IdentityKey.parsePublicKey(peer.identityKey());
+                } catch (IllegalArgumentException e) {
+                    throw new NodeConfigException(f.path("identityKey"), e.getMessage());
+                }
             }
             if (peer.host().chars().anyMatch(Character::isWhitespace)) {
                 throw new NodeConfigException(f.path("host"), quote(peer.host()) + " is not a host name or address");

@@ -121,6 +121,15 @@ class NodeConfigReaderTest {
                 .queues().get(0).retention().maxBytes().orElseThrow());
     }
 
+    @Test
+    void aPeerWithoutIdentityKeyIsReadUnpinned() {
+        NodeConfig config = NodeConfigReader.parse(GOOD.replace("    identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=\n", ""),
+                Path.of("/"));
+        assertEquals(null, config.peers().get(1).identityKey());
+        assertEquals("8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=", config.peers().get(0).identityKey());
+        assertEquals(Path.of("/identity/key"), config.identityKeyFile());
+    }
+
     /** A valid document; each bad case changes one thing in it. */
     static final String GOOD = """
             version: 1
@@ -209,8 +218,7 @@ class NodeConfigReaderTest {
                         "peers[0].clientPort: 40100 is also this node's replicationPort"),
                 bad("    replicationPort: 40100", "    replicationPort: 40100\n    clientPort: 0",
                         "peers[0].clientPort: 0 is not an integer in 1..65535"),
-                bad("identityKeyFile: /identity/key\n", "", "identityKeyFile: is required"),
-                bad("    identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=\n", "", "peers[1].identityKey: is required"),
+                bad("identityKeyFile: /identity/key\n", "", "identityKeyFile: missing: peers[0].identityKey pins this node's identity"),
                 bad("identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=", "identityKey: not-a-key",
                         "peers[1].identityKey: is not an Ed25519 public key"),
                 bad("identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=", "identityKey: 8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=",
