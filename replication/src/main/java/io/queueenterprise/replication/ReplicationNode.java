@@ -62,6 +62,8 @@ public final class ReplicationNode implements NodeControl {
     private final Path aeronDirectory;
     private final PeerCredential credential;
     private final PeerIdentities identities;
+    /** Re-reads the authorised clients while the node runs; null when it has none. */
+    private volatile io.queueenterprise.replication.client.AuthorisedClientsWatcher clientsWatcher;
     private FileLock instanceLock;
     /** Set once start returned the node; until then a failed start is reported by start, not logged. */
     private volatile boolean started;
@@ -75,7 +77,9 @@ public final class ReplicationNode implements NodeControl {
         this.credential = credential;
         this.identities = identities;
         this.aeronDirectory = aeronDirectory;
-        this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config)) : null;
+        this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config),
+                config.authorisedClientsFile() == null ? null
+                        : io.queueenterprise.replication.client.AuthorisedClientsWatcher.initial(config.authorisedClientsFile())) : null;
         this.agent = new ReplicationAgent(config.engineSettings(), credential, identities, aeronDirectory, clients);
         this.runner = new AgentRunner(idleStrategy(config.idleStrategy()), this::onAgentError, null, agent);
     }
@@ -129,6 +133,10 @@ public final class ReplicationNode implements NodeControl {
             throw e;
         }
         node.instanceLock = instanceLock;
+        if (node.clients != null && config.authorisedClientsFile() != null) {
+            node.clientsWatcher = io.queueenterprise.replication.client.AuthorisedClientsWatcher.start(
+                    config.authorisedClientsFile(), node.clients, config.nodeId());
+        }
         AgentRunner.startOnThread(node.runner, r -> {
             Thread t = new Thread(r, "qe-replication-" + config.nodeId());
             t.setDaemon(true);
@@ -434,6 +442,16 @@ public final class ReplicationNode implements NodeControl {
                 }
             }
         }
+        if (clients != null) {
+            io.queueenterprise.replication.client.ClientDrop[] reasons = io.queueenterprise.replication.client.ClientDrop.values();
+            clients.dropsByClient().forEach((client, counts) -> {
+                for (int r = 0; r < counts.length; r++) {
+                    if (counts[r] != 0) {
+                        cells.add(io.queueenterprise.replication.node.DroppedFrames.byClient(reasons[r].name(), client, counts[r]));
+                    }
+                }
+            });
+        }
         return cells;
     }
 
@@ -521,6 +539,9 @@ public final class ReplicationNode implements NodeControl {
 
     @Override
     public void close() {
+        if (clientsWatcher != null) {
+            clientsWatcher.close();
+        }
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
         credential.close();
         identities.close();

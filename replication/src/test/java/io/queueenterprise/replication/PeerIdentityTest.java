@@ -11,7 +11,7 @@ import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.replication.config.NodeConfig;
 import io.queueenterprise.replication.engine.DropReason;
 import io.queueenterprise.replication.engine.ReplicationAgent;
-import io.queueenterprise.replication.session.EphemeralKey;
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.Frame;

@@ -30,6 +30,10 @@ import java.util.Optional;
  * @param identityKeyFile    this node's own identity key (Ed25519 seed; a Secret of its own that no other node holds):
  *                           it signs this node's handshakes; every peer entry names the public key of its identity
  *                           (docs/replication.md, per-node identity)
+ * @param authorisedClientsFile the remote clients this node takes, by name and identity public key (one
+ *                           {@code <name> <public key>} per line; a ConfigMap's file), re-read when it changes:
+ *                           a client removed is refused at its next CONNECT and its live sessions close. Null: any
+ *                           client proving the client credential (no per-client identity). Needs clientCredentialFile
  * @param writeKeyDirectory  the queues' write-authorisation keys (derived one way from the master keys, no data key):
  *                           {@code <writeKeyDirectory>/<queue>.<key id>.key} (flat: one Secret holds them), 32 bytes (hex, base64 or raw) each, read
  *                           when an APPEND first names the key id; a remote APPEND whose write tag does not verify under
@@ -37,7 +41,8 @@ import java.util.Optional;
  */
 public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                          List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
-                         Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile) {
+                         Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile,
+                         Path authorisedClientsFile) {
     public static final int SCHEMA_VERSION = 1;
 
     public NodeConfig {
@@ -48,7 +53,7 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** A node that serves no remote clients. */
     public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
-        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null, null, null);
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null, null, null, null);
     }
 
     /** A node that serves remote clients but holds no write key (it takes no remote APPEND). */
@@ -56,13 +61,27 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
                       Path clientCredentialFile) {
         this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, null, null);
+                clientCredentialFile, null, null, null);
+    }
+
+    /** As the canonical constructor, without authorised clients (any client proving the client credential). */
+    public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                      List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
+                      Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile) {
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, null);
+    }
+
+    /** This configuration with {@code file} as its authorised clients. */
+    public NodeConfig withAuthorisedClientsFile(Path file) {
+        return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, file);
     }
 
     /** This configuration with {@code identityKeyFile} as the node's identity key. */
     public NodeConfig withIdentityKeyFile(Path identityKeyFile) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, writeKeyDirectory, identityKeyFile);
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile);
     }
 
     /** Whether this node serves remote clients (a client credential is configured). */

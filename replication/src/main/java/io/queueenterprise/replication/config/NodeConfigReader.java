@@ -138,6 +138,8 @@ public final class NodeConfigReader {
                     ? doc.requiredPath("clientCredentialFile", base) : null;
             Path writeKeyDirectory = doc.optionalText("writeKeyDirectory").isPresent()
                     ? doc.requiredPath("writeKeyDirectory", base) : null;
+            Path authorisedClientsFile = doc.optionalText("authorisedClientsFile").isPresent()
+                    ? doc.requiredPath("authorisedClientsFile", base) : null;
             doc.refuseUnknown();
 
             unique(peers, Peer::id, "peers", "id");
@@ -183,6 +185,10 @@ public final class NodeConfigReader {
                     }
                 }
             }
+            if (authorisedClientsFile != null && clientCredentialFile == null) {
+                throw new NodeConfigException("authorisedClientsFile", "set, but without clientCredentialFile this node serves"
+                        + " no remote clients");
+            }
             if (writeKeyDirectory != null && clientCredentialFile == null) {
                 throw new NodeConfigException("writeKeyDirectory", "set, but without clientCredentialFile this node serves"
                         + " no remote clients, so it takes no remote APPEND to check");
@@ -194,7 +200,7 @@ public final class NodeConfigReader {
                         + " this node's identity, whose key file it needs");
             } // one identity per node: no node may speak as another
             return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
-                    clientCredentialFile, writeKeyDirectory, identityKeyFile);
+                    clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile);
         }
 
         Peer peer(Fields f) {

@@ -2,7 +2,7 @@ package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.QueueStatus;
-import io.queueenterprise.replication.session.EphemeralKey;
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.ExpandableArrayBuffer;
 

@@ -1,7 +1,7 @@
 package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.replication.NodeStatus;
-import io.queueenterprise.replication.session.EphemeralKey;
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.PeerIdentities;
 import io.queueenterprise.replication.session.SessionCrypto;

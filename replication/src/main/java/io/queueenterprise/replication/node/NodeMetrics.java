@@ -109,8 +109,12 @@ public final class NodeMetrics implements MultiCollector {
                 "frames this node dropped since start, by reason and frame type (cells that are not zero)");
         CounterSnapshot.Builder droppedByPeer = counter("qe_node_frames_dropped_by_peer",
                 "frames this node dropped since start, by reason and the replica identity they named (SENDER_MISMATCH: that sent them)");
+        CounterSnapshot.Builder droppedByClient = counter("qe_node_client_frames_dropped_by_client",
+                "remote clients' handshake frames this node dropped since start, by reason and the client they named ((unknown): none authorised)");
         for (DroppedFrames d : droppedFrames.get()) {
-            if (d.frameType() != null) {
+            if (d.client() != null) {
+                droppedByClient.dataPoint(counterPoint(nodeLabel.add("reason", d.reason()).add("client", d.client()), d.count()));
+            } else if (d.frameType() != null) {
                 droppedByType.dataPoint(counterPoint(nodeLabel.add("reason", d.reason()).add("type", d.frameType()), d.count()));
             } else {
                 droppedByPeer.dataPoint(counterPoint(nodeLabel.add("reason", d.reason()).add("peer", d.peer()), d.count()));
@@ -118,6 +122,7 @@ public final class NodeMetrics implements MultiCollector {
         }
         out.add(droppedByType.build());
         out.add(droppedByPeer.build());
+        out.add(droppedByClient.build());
 
         GaugeSnapshot.Builder last = gauge("qe_queue_last_index", "the last excerpt this replica holds (leader: appended; follower: replicated); -1 empty");
         GaugeSnapshot.Builder durable = gauge("qe_queue_durable_index", "the last index held with everything before it (what this node acknowledges)");

@@ -2,7 +2,7 @@ package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.crypto.IdentityKey;
 import io.queueenterprise.replication.AckMode;
-import io.queueenterprise.replication.session.EphemeralKey;
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.session.PeerCredential;
 import io.queueenterprise.replication.session.PeerIdentities;
 import io.queueenterprise.replication.session.SessionCrypto;

@@ -1,5 +1,6 @@
 package io.queueenterprise.replication.session;
 
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.wire.Frame;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;

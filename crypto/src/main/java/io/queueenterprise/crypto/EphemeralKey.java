@@ -1,4 +1,4 @@
-package io.queueenterprise.replication.session;
+package io.queueenterprise.crypto;
 
 import org.bouncycastle.crypto.agreement.X25519Agreement;
 import org.bouncycastle.crypto.params.X25519PrivateKeyParameters;
