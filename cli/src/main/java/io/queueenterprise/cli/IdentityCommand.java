@@ -20,20 +20,23 @@ import java.util.concurrent.Callable;
 /**
  * {@code qe identity --name NAME... --out DIR}: makes one Ed25519 identity per name, for clusters run without the
  * operator: the private key (seed, hex, owner-only) in {@code DIR/<name>.key}, never printed, and the public key in
- * {@code DIR/<name>.pub} and on standard output as {@code <name> <public key>}, the value a node configuration's
- * {@code peers[].identityKey} pins. Each node gets its own key file ({@code identityKeyFile}); the public keys go into
- * every node's configuration. docs/replication.md, "Per-node identity". Exit code 0 done, 1 a file exists, 2 bad usage.
+ * {@code DIR/<name>.pub} and on standard output as {@code <name> <public key>}. For a node: its key file is that node's
+ * {@code identityKeyFile}, the public key what every node configuration pins as its {@code peers[].identityKey}
+ * (docs/replication.md, "Per-node identity"). For a remote client: its key file goes to that client alone
+ * ({@code RemoteQueue.Builder.identity}), the printed line into the nodes' {@code authorisedClientsFile}
+ * (docs/remote-clients.md, "Per-client identity"). Exit code 0 done, 1 a file exists, 2 bad usage.
  */
 @Command(name = "identity", mixinStandardHelpOptions = true,
-        description = "Make an Ed25519 identity per name: DIR/<name>.key (private, owner-only; a node's identityKeyFile)"
-                + " and DIR/<name>.pub (public; what every node configuration pins as that node's peers[].identityKey),"
-                + " the public keys also printed as '<name> <key>'. Exit code: 0 written, 1 a file already exists, 2 bad usage.")
+        description = "Make an Ed25519 identity per name (a node or a remote client): DIR/<name>.key (private, owner-only;"
+                + " a node's identityKeyFile, or a client's identity key) and DIR/<name>.pub, the public key also printed as"
+                + " '<name> <key>' (a node's peers[].identityKey; a line of the nodes' authorisedClientsFile)."
+                + " Exit code: 0 written, 1 a file already exists, 2 bad usage.")
 final class IdentityCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--name", required = true, paramLabel = "NAME", description = "a node id (repeatable)")
+    @Option(names = "--name", required = true, paramLabel = "NAME", description = "a node id or client name (repeatable)")
     List<String> names;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "where the keys go (created, owner-only)")
@@ -47,7 +50,7 @@ final class IdentityCommand implements Callable<Integer> {
             // the name becomes a file name: "../x" or "a b" must not reach the file system
             if (!NodeConfigReader.isSafeName(name)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--name: '" + name
-                        + "' is not a node id: " + NodeConfigReader.SAFE_NAME_RULE);
+                        + "' is not a node id or client name: " + NodeConfigReader.SAFE_NAME_RULE);
             }
         }
         if (names.stream().distinct().count() != names.size()) {

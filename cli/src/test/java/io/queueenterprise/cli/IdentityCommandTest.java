@@ -48,7 +48,7 @@ class IdentityCommandTest {
         for (String bad : new String[]{"../etc", "a b", ".hidden", "x/y"}) {
             QeRun run = qe("identity", "--name", "replica-0", "--name", bad, "--out", out.toString());
             assertEquals(2, run.exitCode(), bad);
-            assertTrue(run.err().contains("is not a node id"), run.err());
+            assertTrue(run.err().contains("is not a node id or client name"), run.err());
         }
         assertFalse(Files.exists(out), "nothing written");
     }
