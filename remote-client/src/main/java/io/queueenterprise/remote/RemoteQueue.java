@@ -98,6 +98,10 @@ public final class RemoteQueue implements AutoCloseable {
     private final List<InetSocketAddress> addresses;
     private final ClientCredential credential;
     private final ClientFrameMac handshakeMac;
+    /** This client's identity key, or null: a client that proves the cluster's client credential only. */
+    private final io.queueenterprise.crypto.IdentityKey identity;
+    /** Its name as CONNECT carries it; empty without an identity. */
+    private final String clientName;
     private final KeyRing keyRing;
     private final CipherMode cipherMode;
     private final Duration ackTimeout;
@@ -183,6 +187,8 @@ public final class RemoteQueue implements AutoCloseable {
     }
 
     private RemoteQueue(Builder b, KeyRing ring, ClientCredential credential) {
+        this.identity = b.identity;
+        this.clientName = b.clientName == null ? "" : b.clientName;
         this.queueName = b.queue;
         this.addresses = List.copyOf(b.addresses);
         this.credential = credential;
@@ -478,7 +484,10 @@ public final class RemoteQueue implements AutoCloseable {
             }
             byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
             random.nextBytes(clientNonce);
-            int length = connectEncoder.wrap(hs, 0).encode(c.id, clientNonce, queueName, replyHost, replyPort);
+            io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(random);
+            byte[] clientEphemeral = ephemeral.publicKey();
+            int length = connectEncoder.wrap(hs, 0).encode(c.id, clientNonce, clientEphemeral, queueName, replyHost, replyPort,
+                    clientName);
             handshakeMac.sign(hs, 0, length);
             c.txSequence = 1;
             if (!offerHandshake(publication, length, deadline)) {
@@ -500,23 +509,32 @@ public final class RemoteQueue implements AutoCloseable {
             byte[] echoed = new byte[ClientProtocol.NONCE_LENGTH];
             byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
             byte[] nodeProof = new byte[ClientProtocol.PROOF_LENGTH];
+            byte[] nodeEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
             challenge.clientNonce(echoed);
             challenge.nodeNonce(nodeNonce);
             challenge.nodeProof(nodeProof);
-            if (!Arrays.equals(echoed, clientNonce)
-                    || !ClientCredential.proofEquals(nodeProof, credential.proof("node", c.id, queueName, clientNonce, nodeNonce))) {
+            challenge.nodeEphemeral(nodeEphemeral);
+            byte[] shared = ephemeral.agree(nodeEphemeral);
+            if (!Arrays.equals(echoed, clientNonce) || shared == null
+                    || !ClientCredential.proofEquals(nodeProof, credential.proof("node", c.id, queueName, clientName, clientNonce,
+                    nodeNonce, clientEphemeral, nodeEphemeral))) {
                 throw new RemoteQueueException(queueName, RemoteQueueException.Reason.UNAUTHENTICATED,
                         "node " + node + "'s proof does not verify: the client credential differs from the cluster's");
             }
             c.rxSequence = frame.sequence();
-            byte[] proof = credential.proof("client", c.id, queueName, clientNonce, nodeNonce);
-            length = proofEncoder.wrap(hs, 0).encode(c.id, ++c.txSequence, proof);
+            byte[] proof = credential.proof("client", c.id, queueName, clientName, clientNonce, nodeNonce, clientEphemeral,
+                    nodeEphemeral);
+            byte[] signature = identity == null ? new byte[ClientProtocol.SIGNATURE_LENGTH]
+                    : identity.sign(ClientCredential.signedTranscript(c.id, queueName, clientName, clientNonce, nodeNonce,
+                    clientEphemeral, nodeEphemeral));
+            length = proofEncoder.wrap(hs, 0).encode(c.id, ++c.txSequence, proof, signature);
             handshakeMac.sign(hs, 0, length);
             if (!offerHandshake(publication, length, deadline)) {
                 answers.append(node).append(": lost during the handshake; ");
                 return null;
             }
-            c.mac = credential.sessionMac(c.id, clientNonce, nodeNonce);
+            c.mac = credential.sessionMac(c.id, clientNonce, nodeNonce, shared, clientEphemeral, nodeEphemeral, clientName);
+            Arrays.fill(shared, (byte) 0);
             c.clientNonce = clientNonce;
             c.nodeNonce = nodeNonce;
             if (!awaitHandshakeFrame(c, deadline)) {
@@ -735,6 +753,9 @@ public final class RemoteQueue implements AutoCloseable {
         disconnect();
         transport.close();
         credential.close();
+        if (identity != null) {
+            identity.close();
+        }
         writeTags.values().forEach(WriteTag::destroy);
         writeTags.clear();
     }
@@ -759,6 +780,8 @@ public final class RemoteQueue implements AutoCloseable {
         private final List<String> given;
         private String queue;
         private Path credentialFile;
+        private String clientName;
+        private Path identityKeyFile;
         private Path keyDirectory;
         private KeyRing keyRing;
         private CipherMode cipherMode = CipherMode.AES_128_CTR_POLY1305;
@@ -772,6 +795,8 @@ public final class RemoteQueue implements AutoCloseable {
         private Path aeronDirectory;
         private Aeron aeron;
         private ClientTransport transport;
+        /** Loaded by {@link #build()}; owned by the queue from there. */
+        private io.queueenterprise.crypto.IdentityKey identity;
         private LongSupplier clock = System::nanoTime;
         private IdleStrategy idle;
 
@@ -788,6 +813,18 @@ public final class RemoteQueue implements AutoCloseable {
         /** The cluster's client credential file (raw, hex or base64; a Secret of its own). */
         public Builder clientCredential(Path file) {
             this.credentialFile = file;
+            return this;
+        }
+
+        /**
+         * This client's name and its own identity key file (an Ed25519 seed: {@code qe identity --name NAME}), as the
+         * nodes' authorised clients name it: CONNECT names the client and its PROOF is signed with the key. Needed by
+         * nodes that authorise named clients (docs/remote-clients.md, "Per-client identity"); without it the client
+         * proves the cluster's client credential only.
+         */
+        public Builder identity(String name, Path keyFile) {
+            this.clientName = name;
+            this.identityKeyFile = keyFile;
             return this;
         }
 
@@ -926,18 +963,40 @@ public final class RemoteQueue implements AutoCloseable {
             if (replyPort < 0 || replyPort > 65535) {
                 throw bad(label, "replyEndpoint: port " + replyPort + " is not in 0..65535");
             }
+            if (clientName != null && !clientName.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,62}")) {
+                throw bad(label, "identity: '" + clientName + "' is not a client name (1 to 63 letters, digits, '.', '_' or '-',"
+                        + " starting with a letter or digit)");
+            }
+            if ((clientName == null) != (identityKeyFile == null)) {
+                throw bad(label, "identity: a name and a key file, both");
+            }
+            io.queueenterprise.crypto.IdentityKey identity = null;
+            if (identityKeyFile != null) {
+                try {
+                    identity = io.queueenterprise.crypto.IdentityKey.load(identityKeyFile, "client identity key");
+                } catch (io.queueenterprise.crypto.CredentialFile.UnusableCredentialException e) {
+                    throw bad(label, "identity: " + e.getMessage());
+                }
+            }
             ClientCredential credential;
             try {
                 credential = ClientCredential.load(credentialFile);
             } catch (ClientCredential.ClientCredentialException e) {
+                if (identity != null) {
+                    identity.close();
+                }
                 throw bad(label, "clientCredential: " + e.getMessage());
             }
+            this.identity = identity;
             KeyRing ring = keyRing;
             if (ring == null) {
                 try {
                     ring = KeyRingSource.read(keyDirectory);
                 } catch (KeyFileException e) {
                     credential.close();
+                    if (identity != null) {
+                        identity.close();
+                    }
                     throw bad(label, "keyDirectory: " + e.getMessage());
                 }
             }
@@ -946,6 +1005,9 @@ public final class RemoteQueue implements AutoCloseable {
                 q = new RemoteQueue(this, ring, credential);
             } catch (RuntimeException e) {
                 credential.close();
+                if (identity != null) {
+                    identity.close();
+                }
                 throw e;
             }
             try {

@@ -95,6 +95,10 @@ final class FakeNodes implements ClientTransport {
         }
 
         final byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        final byte[] clientEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
+        byte[] nodeEphemeral;
+        byte[] shared;
+        String clientName;
         final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
         ClientFrameMac mac;
         long txSequence;
@@ -258,13 +262,19 @@ final class FakeNodes implements ClientTransport {
         }
         Session s = new Session(connect.connection());
         connect.clientNonce(s.clientNonce);
+        connect.clientEphemeral(s.clientEphemeral);
+        s.clientName = connect.clientName();
+        io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(new java.security.SecureRandom());
+        s.nodeEphemeral = ephemeral.publicKey();
+        s.shared = ephemeral.agree(s.clientEphemeral);
         random.nextBytes(s.nodeNonce);
         long id = connect.connection();
         node.sessions.put(id, s);
-        byte[] nodeProof = credential.proof("node", id, queueName, s.clientNonce, s.nodeNonce);
+        byte[] nodeProof = credential.proof("node", id, queueName, s.clientName, s.clientNonce, s.nodeNonce, s.clientEphemeral,
+                s.nodeEphemeral);
         org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null) {
-            int n = challenge.wrap(out, 0).encode(id, ++s.txSequence, s.clientNonce, s.nodeNonce, nodeProof);
+            int n = challenge.wrap(out, 0).encode(id, ++s.txSequence, s.clientNonce, s.nodeNonce, nodeProof, s.nodeEphemeral);
             handshakeMac.sign(out, 0, n);
             send(n);
         }
@@ -277,10 +287,11 @@ final class FakeNodes implements ClientTransport {
         byte[] clientProof = new byte[ClientProtocol.PROOF_LENGTH];
         proof.clientProof(clientProof);
         if (s == null || !handshakeMac.verify(proof)
-                || !ClientCredential.proofEquals(clientProof, credential.proof("client", id, queueName, s.clientNonce, s.nodeNonce))) {
+                || !ClientCredential.proofEquals(clientProof, credential.proof("client", id, queueName, s.clientName, s.clientNonce,
+                s.nodeNonce, s.clientEphemeral, s.nodeEphemeral))) {
             throw new AssertionError("PROOF does not verify");
         }
-        s.mac = credential.sessionMac(id, s.clientNonce, s.nodeNonce);
+        s.mac = credential.sessionMac(id, s.clientNonce, s.nodeNonce, s.shared, s.clientEphemeral, s.nodeEphemeral, s.clientName);
         node.connectedAtNanos = nanos;
         org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null) {

@@ -99,9 +99,10 @@ public final class RemoteAppendSubject implements Subject {
         writeOwnerOnly(credential, randomBytes(32));
         clientCredential = root.resolve("client-credential");
         writeOwnerOnly(clientCredential, randomBytes(32));
-        peers = List.of(
+        peers = io.queueenterprise.replication.config.LocalIdentities.assign(List.of(
                 new NodeConfig.Peer("replica-0", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort()),
-                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort()));
+                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort())),
+                root.resolve("identities"));
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
                 ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
@@ -161,7 +162,8 @@ public final class RemoteAppendSubject implements Subject {
     private NodeConfig nodeConfig(Path root, String id, Path credential, NodeConfig.QueueSpec queue) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory,
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
     }
 
     private static byte[] randomBytes(int n) {

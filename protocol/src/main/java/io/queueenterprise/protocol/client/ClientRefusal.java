@@ -53,7 +53,12 @@ public enum ClientRefusal {
      * The APPEND's write-authorisation tag does not verify under the queue's write key for the envelope's key
      * version, or the node holds no write key for that version: the client did not prove it holds the data key.
      */
-    WRITE_UNAUTHORISED(20, false);
+    WRITE_UNAUTHORISED(20, false),
+    /**
+     * The node authorises named clients and the CONNECT names none of them (never authorised, or revoked): nothing
+     * this client sends is taken. The message names the client.
+     */
+    UNKNOWN_CLIENT(21, false);
 
     private static final ClientRefusal[] BY_CODE = new ClientRefusal[32];
 

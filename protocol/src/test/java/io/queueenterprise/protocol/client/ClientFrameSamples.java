@@ -30,9 +30,10 @@ final class ClientFrameSamples {
     static Map<ClientFrameType, byte[]> byType() {
         Map<ClientFrameType, byte[]> out = new LinkedHashMap<>();
         ExpandableArrayBuffer b = new ExpandableArrayBuffer(512);
-        out.put(ClientFrameType.CONNECT, copy(b, new ConnectEncoder().wrap(b, 0).encode(7, N32, "orders", "127.0.0.1", 40120)));
-        out.put(ClientFrameType.CHALLENGE, copy(b, new ChallengeEncoder().wrap(b, 0).encode(7, 1, N32, N32, N32)));
-        out.put(ClientFrameType.PROOF, copy(b, new ProofEncoder().wrap(b, 0).encode(7, 2, N32)));
+        out.put(ClientFrameType.CONNECT, copy(b, new ConnectEncoder().wrap(b, 0).encode(7, N32, N32, "orders", "127.0.0.1", 40120,
+                "orders-writer")));
+        out.put(ClientFrameType.CHALLENGE, copy(b, new ChallengeEncoder().wrap(b, 0).encode(7, 1, N32, N32, N32, N32)));
+        out.put(ClientFrameType.PROOF, copy(b, new ProofEncoder().wrap(b, 0).encode(7, 2, N32, new byte[64])));
         out.put(ClientFrameType.CONNECTED, copy(b, new ConnectedEncoder().wrap(b, 0).encode(7, 2, 3, true, ClientAckMode.QUORUM,
                 0, 262144, "127.0.0.1", 40121, DESCRIPTOR)));
         b.putBytes(ClientProtocol.APPEND_ENVELOPE, ENVELOPE);

@@ -35,7 +35,7 @@ class SteadyStateAllocationTest {
         byte[] secret = new byte[32];
         Arrays.fill(secret, (byte) 5);
         try (ClientCredential credential = ClientCredential.of(secret)) {
-            mac = credential.sessionMac(7, new byte[32], new byte[32]);
+            mac = credential.sessionMac(7, new byte[32], new byte[32], new byte[32], new byte[32], new byte[32], "");
         }
     }
 

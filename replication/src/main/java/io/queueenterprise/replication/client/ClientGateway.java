@@ -82,6 +82,17 @@ public final class ClientGateway {
     private final WriteKeyFiles writeKeys;
     private final SecureRandom random = new SecureRandom();
     private final AtomicLongArray drops = new AtomicLongArray(ClientDrop.values().length);
+    /** Drops per named client (authorised names, and {@link #UNNAMED} for any other), created off the hot path. */
+    private final java.util.concurrent.ConcurrentHashMap<String, AtomicLongArray> dropsByClient = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where drops of frames naming no authorised client are counted. */
+    public static final String UNNAMED = "(unknown)";
+    /** The authorised set a reload offered (any thread); taken by the duty cycle. Null: no named clients required. */
+    private volatile AuthorisedClients offered;
+    /** The set in force (duty-cycle thread). */
+    private AuthorisedClients authorised;
+    private long lastIdentityLogNanos;
+    /** Client sessions established (both proofs checked) since start; written on the duty thread only. */
+    private final java.util.concurrent.atomic.AtomicLong sessionsEstablished = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
     /** Connections with acknowledgements queued ({@link Session#acking}). */
@@ -112,10 +123,53 @@ public final class ClientGateway {
     private volatile long ackFrames;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
+        this(config, credential, null);
+    }
+
+    /**
+     * @param authorised the clients this node takes, by name and identity key; null: any client that proves the
+     *                   cluster's client credential (no per-client identity)
+     */
+    public ClientGateway(NodeConfig config, ClientCredential credential, AuthorisedClients authorised) {
         this.config = config;
         this.credential = credential;
         this.handshakeMac = credential.handshakeMac();
         this.writeKeys = new WriteKeyFiles(config.writeKeyDirectory());
+        this.offered = authorised;
+        this.authorised = authorised;
+    }
+
+    /**
+     * A new authorised set (a reload of the authorised-clients file; any thread). The duty cycle takes it at its next
+     * turn: clients no longer in it, or in it with another key, are refused {@code UNKNOWN_CLIENT} on their live
+     * sessions, which then close; the others carry on untouched.
+     */
+    public void authorise(AuthorisedClients set) {
+        offered = java.util.Objects.requireNonNull(set, "set");
+    }
+
+    /** The set in force, as last taken by the duty cycle. */
+    public AuthorisedClients authorised() {
+        return authorised;
+    }
+
+    /** Frames of the client {@code name} (or {@link #UNNAMED}) dropped for {@code reason}. Any thread. */
+    public long drops(String name, ClientDrop reason) {
+        AtomicLongArray counts = dropsByClient.get(name);
+        return counts == null ? 0 : counts.get(reason.ordinal());
+    }
+
+    /** Every client with a drop counted, and its counts by reason, for the metrics. Any thread. */
+    public java.util.Map<String, long[]> dropsByClient() {
+        java.util.Map<String, long[]> out = new java.util.TreeMap<>();
+        dropsByClient.forEach((name, counts) -> {
+            long[] c = new long[counts.length()];
+            for (int i = 0; i < c.length; i++) {
+                c[i] = counts.get(i);
+            }
+            out.put(name, c);
+        });
+        return out;
     }
 
     /** Called once the engine's Aeron client is up (duty-cycle thread). */
@@ -135,6 +189,10 @@ public final class ClientGateway {
     /** One duty cycle's share: read client frames, release quorum acks, keep the writer sessions current. */
     public int doWork(long now) {
         nowNanos = now;
+        AuthorisedClients set = offered;
+        if (set != authorised) {
+            revokeOutside(set);
+        }
         int work = subscription.poll(assembler, 64);
         for (int q = 0; q < writers.length; q++) {
             ReplicaStore store = node.store(q);
@@ -179,6 +237,11 @@ public final class ClientGateway {
     }
 
     /** Envelopes appended for clients since start. */
+    /** Client sessions established since start (a reconnect adds one; a revocation of others adds none). Any thread. */
+    public long sessionsEstablished() {
+        return sessionsEstablished.get();
+    }
+
     public long appended() {
         return appended;
     }
@@ -205,6 +268,36 @@ public final class ClientGateway {
 
     private void drop(ClientDrop reason) {
         drops.lazySet(reason.ordinal(), drops.get(reason.ordinal()) + 1); // one writer thread
+    }
+
+    /** A handshake drop, counted also against the client it names ({@link #UNNAMED} when none authorised). */
+    private void drop(ClientDrop reason, String clientName) {
+        drop(reason);
+        String name = authorised != null && authorised.key(clientName) != null ? clientName : UNNAMED;
+        AtomicLongArray counts = dropsByClient.computeIfAbsent(name, n -> new AtomicLongArray(ClientDrop.values().length));
+        counts.lazySet(reason.ordinal(), counts.get(reason.ordinal()) + 1);
+    }
+
+    /** Said at most once per 10 s: handshakes that name a client they cannot prove, or none authorised. */
+    private void logIdentity(String message) {
+        if (lastIdentityLogNanos == 0 || nowNanos - lastIdentityLogNanos > 10_000_000_000L) {
+            lastIdentityLogNanos = nowNanos;
+            LOG.warn(config.nodeId() + ": " + message);
+        }
+    }
+
+    /** Takes a new authorised set: the live sessions of clients it no longer holds (with their key) are refused and closed. */
+    private void revokeOutside(AuthorisedClients set) {
+        authorised = set;
+        for (Session s : sessions.values()) {
+            if (s.mac != null && !s.closeAfterReplies && !set.holds(s.clientName, s.clientKey)) {
+                LOG.warn(config.nodeId() + ": client '" + s.clientName + "' is no longer authorised: its connection "
+                        + Long.toHexString(s.connection) + " is closed");
+                refuse(s, s.mac, ClientRefusal.UNKNOWN_CLIENT, 0, 0, "client '" + s.clientName + "' is not authorised by node "
+                        + config.nodeId() + " (revoked)");
+                s.closeAfterReplies = true;
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ receive
@@ -261,8 +354,9 @@ public final class ClientGateway {
 
     private void onConnect(long connection) {
         if (!handshakeMac.verify(frame)) {
-            drop(ClientDrop.UNAUTHENTICATED);
-            refuseUnauthenticated(connection);
+            drop(ClientDrop.UNAUTHENTICATED, UNNAMED);
+            refuseBeforeSession(connection, ClientRefusal.UNAUTHENTICATED,
+                    "the CONNECT does not verify under this cluster's client credential");
             return;
         }
         if (sessions.containsKey(connection)) {
@@ -272,6 +366,22 @@ public final class ClientGateway {
             return;
         }
         ConnectDecoder connect = in.connect;
+        String clientName = connect.clientName();
+        byte[] clientKey = null;
+        if (authorised != null) {
+            clientKey = authorised.key(clientName);
+            if (clientKey == null) {
+                // Not in the set: never authorised, revoked, or a client without an identity. Told so, typed, once.
+                drop(ClientDrop.UNKNOWN_CLIENT, clientName);
+                logIdentity("a CONNECT names client '" + clientName + "', which this node does not authorise: refused");
+                refuseBeforeSession(connection, ClientRefusal.UNKNOWN_CLIENT, clientName.isEmpty()
+                        ? "node " + config.nodeId() + " takes named clients only (RemoteQueue.Builder.identity)"
+                        : "client '" + clientName + "' is not authorised by node " + config.nodeId());
+                return;
+            }
+        }
+        byte[] clientEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
+        connect.clientEphemeral(clientEphemeral);
         String queueName = connect.queueName();
         String host = connect.replyHost();
         int port = connect.replyPort();
@@ -293,9 +403,25 @@ public final class ClientGateway {
         if (s == null) {
             return;
         }
+        io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(random);
+        s.sharedSecret = ephemeral.agree(clientEphemeral);
+        if (s.sharedSecret == null) {
+            drop(ClientDrop.UNAUTHENTICATED, clientName); // a small-order point: an attacker's choice
+            s.refusalOnly = true;
+            refusalSessions++;
+            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0, "the CONNECT's ephemeral key is degenerate");
+            s.closeAfterReplies = true;
+            return;
+        }
+        s.clientName = clientName;
+        s.clientKey = clientKey;
+        s.clientEphemeral = clientEphemeral;
+        s.nodeEphemeral = ephemeral.publicKey();
         random.nextBytes(s.nodeNonce);
-        byte[] proof = credential.proof("node", connection, queueName, clientNonce, s.nodeNonce);
-        int length = challengeEncoder.wrap(tx, 0).encode(connection, ++s.txSequence, clientNonce, s.nodeNonce, proof);
+        byte[] proof = credential.proof("node", connection, queueName, clientName, clientNonce, s.nodeNonce, clientEphemeral,
+                s.nodeEphemeral);
+        int length = challengeEncoder.wrap(tx, 0).encode(connection, ++s.txSequence, clientNonce, s.nodeNonce, proof,
+                s.nodeEphemeral);
         handshakeMac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
     }
@@ -305,7 +431,7 @@ public final class ClientGateway {
      * {@link #MAX_REFUSAL_SESSIONS} such answers in flight, never replacing a session, one frame each; and an Aeron
      * publication sends data only to a receiver that answered its setup, so this cannot be aimed at a bystander.
      */
-    private void refuseUnauthenticated(long connection) {
+    private void refuseBeforeSession(long connection, ClientRefusal reason, String message) {
         if (refusalSessions >= MAX_REFUSAL_SESSIONS || sessions.containsKey(connection) || sessions.size() >= MAX_SESSIONS) {
             return;
         }
@@ -313,8 +439,7 @@ public final class ClientGateway {
         if (s != null) {
             refusalSessions++;
             s.refusalOnly = true;
-            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
-                    "the CONNECT does not verify under this cluster's client credential");
+            refuse(s, handshakeMac, reason, 0, 0, message);
             s.closeAfterReplies = true;
         }
     }
@@ -334,20 +459,38 @@ public final class ClientGateway {
 
     private void onProof(Session s) {
         if (s.mac != null || s.refusalOnly || !handshakeMac.verify(frame)) {
-            drop(ClientDrop.UNAUTHENTICATED);
+            drop(ClientDrop.UNAUTHENTICATED, s.clientName);
             return;
         }
         byte[] proof = new byte[ClientProtocol.PROOF_LENGTH];
         in.proof.clientProof(proof);
-        byte[] expected = credential.proof("client", s.connection, s.queueName, s.clientNonce, s.nodeNonce);
+        byte[] expected = credential.proof("client", s.connection, s.queueName, s.clientName, s.clientNonce, s.nodeNonce,
+                s.clientEphemeral, s.nodeEphemeral);
         if (!ClientCredential.proofEquals(proof, expected)) {
-            drop(ClientDrop.UNAUTHENTICATED);
+            drop(ClientDrop.UNAUTHENTICATED, s.clientName);
             refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
                     "the client's proof does not verify: it does not hold this cluster's client credential");
             s.closeAfterReplies = true;
             return;
         }
-        s.mac = credential.sessionMac(s.connection, s.clientNonce, s.nodeNonce);
+        if (s.clientKey != null) {
+            byte[] signature = new byte[ClientProtocol.SIGNATURE_LENGTH];
+            in.proof.signature(signature);
+            if (!io.queueenterprise.crypto.IdentityKey.verify(s.clientKey, ClientCredential.signedTranscript(s.connection,
+                    s.queueName, s.clientName, s.clientNonce, s.nodeNonce, s.clientEphemeral, s.nodeEphemeral), signature)) {
+                drop(ClientDrop.UNAUTHENTICATED, s.clientName);
+                logIdentity("a PROOF in the name of client '" + s.clientName + "' is not signed by its identity key: refused");
+                refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0, "the PROOF is not signed by the identity key"
+                        + " authorised for client '" + s.clientName + "'");
+                s.closeAfterReplies = true;
+                return;
+            }
+        }
+        s.mac = credential.sessionMac(s.connection, s.clientNonce, s.nodeNonce, s.sharedSecret, s.clientEphemeral,
+                s.nodeEphemeral, s.clientName);
+        java.util.Arrays.fill(s.sharedSecret, (byte) 0);
+        s.sharedSecret = null;
+        sessionsEstablished.lazySet(sessionsEstablished.get() + 1);
         s.rxSequence = frame.sequence();
         s.lastHeardNanos = nowNanos;
         int q = queuePosition(s.queueName);
@@ -708,6 +851,14 @@ public final class ClientGateway {
         boolean closed;
         /** Opened only to refuse an unauthenticated CONNECT. */
         boolean refusalOnly;
+        /** The client's name as its CONNECT gave it; empty without an identity. */
+        String clientName = "";
+        /** The identity key it proved (null: the node authorises no named clients). */
+        byte[] clientKey;
+        byte[] clientEphemeral;
+        byte[] nodeEphemeral;
+        /** The X25519 secret, from CONNECT until the PROOF (then wiped). */
+        byte[] sharedSecret;
 
         Session(long connection, ExclusivePublication publication, String queueName, byte[] clientNonce, long now) {
             this.connection = connection;
