@@ -100,7 +100,7 @@ class ClientFrameFuzzTest {
         new UnsafeBuffer(cut).putInt(4, cut.length, ClientProtocol.ORDER);
         MalformedClientFrameException e = assertThrows(MalformedClientFrameException.class,
                 () -> new ConnectDecoder().wrap(new UnsafeBuffer(cut), 0, cut.length));
-        assertEquals("CONNECT reply host: needs 9 bytes, 8 left", e.getMessage());
+        assertEquals("CONNECT client name: needs 13 bytes, 10 left", e.getMessage()); // the last field (version 3)
     }
 
     /** True when the frame decoded; reads every field of its type. */
