@@ -20,6 +20,16 @@ public final class AckTimeoutException extends ExcerptException {
         this.timeout = timeout;
     }
 
+    /**
+     * Written locally, but the node's leader lease lapsed before the write could be acknowledged ({@code why}); as
+     * with a quorum timeout, it may still be kept or be quarantined. {@link #timeout()} is zero.
+     */
+    public AckTimeoutException(String queueName, long index, String why) {
+        super(queueName, index, "written locally but not acknowledged: " + why + "; it may still be kept, or be"
+                + " quarantined if this node loses leadership", null);
+        this.timeout = Duration.ZERO;
+    }
+
     public Duration timeout() {
         return timeout;
     }

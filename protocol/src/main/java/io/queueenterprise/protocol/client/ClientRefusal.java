@@ -53,7 +53,13 @@ public enum ClientRefusal {
      * The APPEND's write-authorisation tag does not verify under the queue's write key for the envelope's key
      * version, or the node holds no write key for that version: the client did not prove it holds the data key.
      */
-    WRITE_UNAUTHORISED(20, false);
+    WRITE_UNAUTHORISED(20, false),
+    /**
+     * The node leads its term but holds no leader lease: it has not heard a majority of replicas at its term lately
+     * (cut off), or its term is not confirmed yet (restarted, or just promoted). Nothing was appended: try another
+     * node, or the same one later.
+     */
+    LEASE_LAPSED(21, true);
 
     private static final ClientRefusal[] BY_CODE = new ClientRefusal[32];
 

@@ -360,7 +360,9 @@ public final class ClientGateway {
             return;
         }
         byte[] descriptor = node.store(q).descriptorBytes();
-        boolean leads = node.role() == NodeStatus.Role.LEADER;
+        // a leader without its lease says it does not lead, and names no leader: the client tries the other nodes
+        boolean leaderWithoutLease = node.role() == NodeStatus.Role.LEADER && !node.mayAcknowledge(System.nanoTime());
+        boolean leads = node.role() == NodeStatus.Role.LEADER && !leaderWithoutLease;
         if (descriptor == null && !leads) {
             // a follower redirects whether or not the leader's descriptor reached it yet (a new queue's does so
             // within moments); the client takes the descriptor of the leader it appends to
@@ -371,7 +373,7 @@ public final class ClientGateway {
             return;
         }
         s.queue = q;
-        NodeConfig.Peer leader = leaderPeer();
+        NodeConfig.Peer leader = leaderWithoutLease ? null : leaderPeer();
         int length = connectedEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, node.term(), leads, ackMode(spec.ackMode()),
                 q, MAX_ENVELOPE, leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), descriptor);
         s.mac.sign(tx, 0, length);
@@ -418,6 +420,13 @@ public final class ClientGateway {
                 refuse(s, s.mac, ClientRefusal.NOT_LEADER, epoch, sequence, "node " + config.nodeId() + " follows "
                         + leader.id());
             }
+            return;
+        }
+        if (!node.mayAcknowledge(System.nanoTime())) {
+            // before anything else, retries included: a repeat answered with its index would be an acknowledgement
+            refuse(s, s.mac, ClientRefusal.LEASE_LAPSED, epoch, sequence, "node " + config.nodeId() + " leads term "
+                    + node.term() + " but holds no lease (no majority heard at its term lately, or its term not"
+                    + " confirmed yet)");
             return;
         }
         if (frame.clientTerm() > node.term()) {
@@ -498,6 +507,11 @@ public final class ClientGateway {
         }
         w.record(epoch, sequence, index);
         appended++;
+        if (node.spec(q).ackMode() != AckMode.QUORUM && !node.mayAcknowledge(System.nanoTime())) {
+            // the lease lapsed while it was written: written, not acknowledged (no answer; the client's resend is
+            // refused LEASE_LAPSED and goes to the new leader; this copy is quarantined when this node follows it)
+            return;
+        }
         answer(s, epoch, sequence, index);
     }
 

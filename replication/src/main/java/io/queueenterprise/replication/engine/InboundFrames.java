@@ -195,7 +195,12 @@ final class InboundFrames implements ControlledFragmentHandler {
                 heartbeat.wrap(frame);
                 p.lastHeardNanos = now;
                 if (fromLeader) {
+                    p.leaderClockEcho = heartbeat.sentNanos();
                     follower.onHeartbeat(p, heartbeat, term);
+                } else if (role == NodeStatus.Role.LEADER) {
+                    // authenticated, in its session, at this node's term (checked above): the follower's echo of this
+                    // leader's clock keeps the lease; a follower at another term never gets this far
+                    roles.lease().echoed(p.position, heartbeat.sentNanos(), now);
                 }
             }
             case REFUSAL -> {

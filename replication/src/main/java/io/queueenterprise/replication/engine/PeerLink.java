@@ -49,6 +49,11 @@ final class PeerLink {
     long rxSequence;
     long lastHeardNanos;
     long lastHeartbeatSentNanos;
+    /**
+     * Follower side: the leader's clock from the latest leader HEARTBEAT of this session (0: none yet), echoed in this
+     * node's own HEARTBEATs: the leader's lease counts from it ({@link LeaderLease}).
+     */
+    long leaderClockEcho;
 
     // handshake in progress
     long pendingSessionId;

@@ -116,8 +116,9 @@ final class PeerSessions {
     void sendHeartbeat(PeerLink p, long now) {
         p.lastHeartbeatSentNanos = now;
         boolean leading = roles.role() == NodeStatus.Role.LEADER;
-        HeartbeatEncoder out = heartbeatEncoder.begin(control.session(FrameType.HEARTBEAT, roles.term(), p), now,
-                leading ? queues.length : 0);
+        // A leader sends its clock; a follower echoes the latest leader clock it received (the leader's lease).
+        HeartbeatEncoder out = heartbeatEncoder.begin(control.session(FrameType.HEARTBEAT, roles.term(), p),
+                leading ? now : p.leaderClockEcho, leading ? queues.length : 0);
         if (leading) {
             for (QueueReplica q : queues) {
                 out.queue(q.lastIndex, q.quorumIndex);
@@ -229,6 +230,7 @@ final class PeerSessions {
         p.rxSequence = 0;
         p.lastHeardNanos = now;
         p.lastHeartbeatSentNanos = 0;
+        p.leaderClockEcho = 0; // nothing of this session's leader heard yet
         established.lazySet(established.get() + 1); // one writer thread
     }
 }
