@@ -3,7 +3,10 @@ package io.queueenterprise.queue;
 import java.time.Duration;
 
 /**
- * A quorum-mode append was written locally (the leader holds it at {@link #index()}) but a majority of replicas
+ * An append on a node-hosted queue was written locally but not acknowledged: in quorum mode, a majority did not
+ * acknowledge it in time (below); in any other mode, the node's leader lease lapsed while it was written
+ * ({@link #timeout()} zero). In both cases:
+ * a quorum-mode append was written locally (the leader holds it at {@link #index()}) but a majority of replicas
  * did not acknowledge it within the ack timeout. It was not rolled back: it may still become durable when the
  * followers catch up, or be quarantined if this node loses its leadership before they do. Do not treat it as
  * lost and do not treat it as acknowledged; a consumer reading with replicated reads sees it only once a
