@@ -188,7 +188,9 @@ final class InboundFrames implements ControlledFragmentHandler {
             case ACK -> {
                 ack.wrap(frame);
                 if (heard(p, now, role == NodeStatus.Role.LEADER)) {
-                    leaderSession.onAck(p, ack);
+                    // an ACK of a batch sent at t keeps the lease as an echo of t would: under a saturating stream
+                    // the leader's heartbeats can be dropped under back-pressure, its batches are not
+                    roles.lease().echoed(p.position, leaderSession.onAck(p, ack), now);
                 }
             }
             case HEARTBEAT -> {

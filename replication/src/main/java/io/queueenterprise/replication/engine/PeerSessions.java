@@ -100,7 +100,8 @@ final class PeerSessions {
     int heartbeats(long now) {
         int work = 0;
         for (PeerLink p : peers) {
-            if (p != null && p.established() && now - p.lastHeartbeatSentNanos >= ReplicationAgent.HEARTBEAT_NANOS) {
+            if (p != null && p.established()
+                    && (p.heartbeatOwed || now - p.lastHeartbeatSentNanos >= ReplicationAgent.HEARTBEAT_NANOS)) {
                 sendHeartbeat(p, now);
                 work++;
             }
@@ -125,7 +126,7 @@ final class PeerSessions {
                 p.progress[q.position].quorumSent = q.quorumIndex;
             }
         }
-        control.sendSession(p);
+        p.heartbeatOwed = !control.sendSession(p) && leading && p.established();
     }
 
     // ------------------------------------------------------------------------------------------------ handshake
