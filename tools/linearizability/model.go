@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"hash/fnv"
+	"sort"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -27,6 +28,10 @@ type appendInput struct {
 	value   string
 	index   int64 // -1: not known (no answer, and the value is in no read)
 	outcome string
+	// prevOk: the highest index below this one of an acknowledged append to the same queue (-1: none). Every
+	// acknowledged append takes effect, in index order, so this one can only take effect after that one did: a
+	// sound pruning that keeps histories of many overlapping appends (pipelined writers) decidable.
+	prevOk int64
 }
 
 type readInput struct {
@@ -94,7 +99,7 @@ var queueLog = porcupine.NondeterministicModel{
 		s := state.(logState)
 		switch in := input.(type) {
 		case appendInput:
-			applies := in.index > s.last
+			applies := in.index > s.last && s.last >= in.prevOk
 			switch in.outcome {
 			case "ok":
 				if applies {
@@ -146,6 +151,15 @@ func operations(records []record) []porcupine.Operation {
 			}
 		}
 	}
+	okIndexes := map[string][]int64{}
+	for _, r := range records {
+		if r.Op == "append" && r.Outcome == "ok" && r.Index != nil {
+			okIndexes[r.Queue] = append(okIndexes[r.Queue], *r.Index)
+		}
+	}
+	for _, indexes := range okIndexes {
+		sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
+	}
 	ops := make([]porcupine.Operation, 0, len(records))
 	for _, r := range records {
 		op := porcupine.Operation{ClientId: r.Client, Call: r.Call, Return: r.returnOf()}
@@ -156,7 +170,15 @@ func operations(records []record) []porcupine.Operation {
 			} else if at, ok := foundAt[r.Queue+"\x00"+r.Value]; ok && r.Outcome == "unknown" {
 				index = at
 			}
-			op.Input = appendInput{queue: r.Queue, value: r.Value, index: index, outcome: r.Outcome}
+			prevOk := int64(-1)
+			if index >= 0 {
+				indexes := okIndexes[r.Queue]
+				below := sort.Search(len(indexes), func(i int) bool { return indexes[i] >= index })
+				if below > 0 {
+					prevOk = indexes[below-1]
+				}
+			}
+			op.Input = appendInput{queue: r.Queue, value: r.Value, index: index, outcome: r.Outcome, prevOk: prevOk}
 		} else {
 			op.Input = readInput{queue: r.Queue, replica: r.Replica}
 			op.Output = readOutput{state: summarise(r.Log), entries: len(r.Log)}

@@ -108,3 +108,31 @@ func TestMalformedHistoriesAreRefusedWithTheLine(t *testing.T) {
 		}
 	}
 }
+
+// Two pipelined writers: 2 × 2,000 acknowledged appends, up to 256 in flight at once, each writer's calls in its own
+// order but the two interleaved against the index order (the node took them alternately). Decided, and quickly: an
+// acknowledged append takes effect only after the one below it (prevOk), so the search never tries the wrong order.
+func TestManyOverlappingPipelinedAppendsAreDecided(t *testing.T) {
+	var b strings.Builder
+	var log strings.Builder
+	n := 4000
+	for i := 0; i < n; i++ {
+		client := i % 2
+		// writer 1 calls each of its appends a little before writer 0's previous one: call order is not index order
+		call := i*10 - client*15
+		if call < 0 {
+			call = 0
+		}
+		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
+			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"ok","index":` + itoa(1000+i) + "}\n")
+		if i > 0 {
+			log.WriteString(",")
+		}
+		log.WriteString(`[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`)
+	}
+	started := time.Now()
+	expect(t, porcupine.Ok, b.String()+read(n*10+3000, n*10+3010, log.String()))
+	if elapsed := time.Since(started); elapsed > 5*time.Second {
+		t.Errorf("took %s", elapsed)
+	}
+}

@@ -98,6 +98,14 @@ final class LocalCluster implements AutoCloseable {
         } else {
             clientCredential = null;
         }
+        List<String> identityKeys = new ArrayList<>(); // each replica its own identity key; every config names all public keys
+        for (int i = 0; i < hosts.size(); i++) {
+            try (io.queueenterprise.crypto.IdentityKey identity = io.queueenterprise.crypto.IdentityKey.generate(random)) {
+                Files.createDirectories(identityKeyFile(i).getParent());
+                writeOwnerOnly(identityKeyFile(i), identity.seedHex().getBytes(StandardCharsets.US_ASCII));
+                identityKeys.add(identity.publicKeyText());
+            }
+        }
         for (int i = 0; i < hosts.size(); i++) {
             StringBuilder yaml = new StringBuilder();
             yaml.append("# Written by qe (LocalCluster): replica ").append(i).append(" of ").append(hosts.size())
@@ -111,8 +119,10 @@ final class LocalCluster implements AutoCloseable {
                 if (clientCredential != null) {
                     yaml.append("    clientPort: ").append(clientPorts.get(p)).append('\n');
                 }
+                yaml.append("    identityKey: ").append(identityKeys.get(p)).append('\n');
             }
             yaml.append("peerCredentialFile: ").append(credential).append('\n');
+            yaml.append("identityKeyFile: ").append(identityKeyFile(i)).append('\n');
             if (clientCredential != null) {
                 yaml.append("clientCredentialFile: ").append(clientCredential).append('\n');
                 yaml.append("writeKeyDirectory: ").append(writeKeyDirectory()).append('\n');
@@ -130,6 +140,11 @@ final class LocalCluster implements AutoCloseable {
             Files.createDirectories(config(i).getParent());
             Files.writeString(config(i), yaml);
         }
+    }
+
+    /** Replica {@code i}'s own identity key (no other replica's configuration names the file). */
+    Path identityKeyFile(int i) {
+        return config(i).getParent().resolve("identity.key");
     }
 
     int size() {

@@ -67,7 +67,7 @@ public final class NodeCommand implements Callable<Integer> {
         try {
             node = QueueNode.start(nodeConfig, config -> {
                 ReplicationNode engine = ReplicationNode.start(config);
-                return new QueueNode.Engine(engine, () -> droppedByReason(engine));
+                return new QueueNode.Engine(engine, () -> droppedByReason(engine), engine::droppedFrames);
             }, QueueNode.RETENTION_INTERVAL);
         } catch (IOException | RuntimeException e) {
             err.println("qe node: " + nodeConfig.nodeId() + " could not start: " + (e.getMessage() == null ? e : e.getMessage()));

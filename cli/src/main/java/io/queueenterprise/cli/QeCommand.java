@@ -23,6 +23,7 @@ import java.util.Properties;
                 DemoCommand.class,
                 VerifyCommand.class,
                 WriteKeysCommand.class,
+                IdentityCommand.class,
                 NodeCommand.class,
         },
         footer = {"",

@@ -25,6 +25,11 @@ public final class CredentialFile {
         }
     }
 
+    /** An unusable credential with {@code message} (for readers of other credential formats built on this one). */
+    public static UnusableCredentialException unusable(String message) {
+        return new UnusableCredentialException(message, null);
+    }
+
     /**
      * The key material rules ({@link KeyMaterialPermissions}, docs/crypto.md): a credential file, or the folder it
      * really lies in, writable by others is refused (whoever can replace the credential can pose as a peer or a

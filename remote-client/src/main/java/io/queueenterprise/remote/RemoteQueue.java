@@ -83,11 +83,25 @@ public final class RemoteQueue implements AutoCloseable {
     static final int TERM_LENGTH = 4 * 1024 * 1024;
     private static final long HANDSHAKE_STEP_NANOS = 1_000_000_000L;
     static final long MAX_BACKOFF_NANOS = 500_000_000L;
+    /**
+     * Default window: 1,024 appends or 1 MiB of frames, whichever is reached first. 1 MiB is half the Aeron
+     * publication's window over its 4 MiB term (Aeron back-pressures beyond it anyway), so the whole window can be sent
+     * again after a failover without waiting; 1,024 small appends in flight keep a 40-byte stream going at over
+     * 1 M appends/s across a 1 ms round trip.
+     */
+    public static final int DEFAULT_WINDOW_COUNT = 1024;
+    public static final int DEFAULT_WINDOW_BYTES = 1024 * 1024;
+    /** The node holds at most 8,192 acknowledgements per connection: twice this (a window and its resends). */
+    public static final int MAX_WINDOW_COUNT = 4096;
 
     private final String queueName;
     private final List<InetSocketAddress> addresses;
     private final ClientCredential credential;
     private final ClientFrameMac handshakeMac;
+    /** This client's identity key, or null: a client that proves the cluster's client credential only. */
+    private final io.queueenterprise.crypto.IdentityKey identity;
+    /** Its name as CONNECT carries it; empty without an identity. */
+    private final String clientName;
     private final KeyRing keyRing;
     private final CipherMode cipherMode;
     private final Duration ackTimeout;
@@ -100,7 +114,11 @@ public final class RemoteQueue implements AutoCloseable {
     private final int replyPort;
     private final ClientTransport.FrameHandler frameHandler = this::onFrame;
     private final IdleStrategy idle;
-    private final AppendMachine appendMachine;
+    private final int windowCount;
+    private final int windowBytes;
+    /** The appends in flight, and the machine that sends them (made with the first appender, reused by the next). */
+    private AppendWindow window;
+    private AppendMachine appendMachine;
     /** The decoders of frames the queue takes (the tailer has its own: its frames arrive while one of these is read). */
     private final ClientFrameDecoders in = new ClientFrameDecoders();
     /** The frame taken last: the decoder of its type, one of {@link #in}'s ({@link #decode}). */
@@ -120,8 +138,6 @@ public final class RemoteQueue implements AutoCloseable {
     /** Write tags by key version, derived from the master keys as envelopes name them. */
     private final Int2ObjectHashMap<WriteTag> writeTags = new Int2ObjectHashMap<>();
     private final ExpandableArrayBuffer rx = new ExpandableArrayBuffer(4096);
-    /** The APPEND frame: the appender seals straight into it; kept intact across reconnects for the retry. */
-    final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(64 * 1024);
     /** Handshake frames, apart from {@link #tx} so a reconnect does not overwrite the envelope waiting there. */
     private final ExpandableArrayBuffer hs = new ExpandableArrayBuffer(1024);
 
@@ -171,6 +187,8 @@ public final class RemoteQueue implements AutoCloseable {
     }
 
     private RemoteQueue(Builder b, KeyRing ring, ClientCredential credential) {
+        this.identity = b.identity;
+        this.clientName = b.clientName == null ? "" : b.clientName;
         this.queueName = b.queue;
         this.addresses = List.copyOf(b.addresses);
         this.credential = credential;
@@ -192,7 +210,8 @@ public final class RemoteQueue implements AutoCloseable {
         }
         this.replyHost = transport.replyHost();
         this.replyPort = transport.replyPort();
-        this.appendMachine = new AppendMachine(this, ackTimeout.toNanos(), backPressureTimeout.toNanos());
+        this.windowCount = b.windowCount;
+        this.windowBytes = b.windowBytes;
     }
 
     public static Builder builder(String... addresses) {
@@ -217,8 +236,21 @@ public final class RemoteQueue implements AutoCloseable {
         return connection == null ? null : connection.node;
     }
 
-    /** The appender (one per remote queue): each write returns the excerpt's index once the queue's ack mode is met. */
-    public QueueAppender createAppender() {
+    /**
+     * The appender (one per remote queue): each {@code write} returns the excerpt's index once the queue's ack mode is
+     * met. Its asynchronous {@code writeAsync} needs a listener: see {@link #createAppender(AppendListener)}.
+     */
+    public RemoteAppender createAppender() {
+        return createAppender(null);
+    }
+
+    /**
+     * The appender (one per remote queue), whose {@link RemoteAppender#writeAsync} appends without waiting: up to the
+     * window ({@link Builder#window}) in flight, each one's index or failure handed to {@code listener}, oldest first,
+     * on the calling thread from within the appender's calls ({@link RemoteAppender#poll}, {@code writeAsync},
+     * {@code write}, {@link RemoteAppender#flush}).
+     */
+    public RemoteAppender createAppender(AppendListener listener) {
         checkOpen();
         if (appender != null) {
             throw new IllegalStateException("queue '" + queueName + "': a remote queue has one appender; close it first");
@@ -226,7 +258,11 @@ public final class RemoteQueue implements AutoCloseable {
         KeyRing ring = keyRing;
         ExcerptSealer sealer = new ExcerptSealer(new QueueIdentity(descriptor.name(), descriptor.incarnationId()), () -> ring,
                 cipherMode, CryptoEngine.JCE, WriterEpochs.of(this::newWriterClaim));
-        appender = new RemoteAppender(this, sealer);
+        if (window == null) {
+            window = new AppendWindow(windowCount, windowBytes);
+        }
+        appender = new RemoteAppender(this, sealer, window, listener);
+        appendMachine = new AppendMachine(this, window, appender, ackTimeout.toNanos(), backPressureTimeout.toNanos());
         return appender;
     }
 
@@ -339,28 +375,6 @@ public final class RemoteQueue implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ append
 
-    /**
-     * Sends the APPEND whose sealed envelope is in {@link #tx} at {@link ClientProtocol#APPEND_ENVELOPE}, until acked,
-     * refused or out of time; returns the index. Steps {@link AppendMachine} on this thread, idling while it waits.
-     */
-    long append(long epoch, int writerSequence, int envelopeLength) {
-        checkOpen();
-        AppendMachine m = appendMachine;
-        m.start(epoch, writerSequence, envelopeLength, nanoTime());
-        while (true) {
-            int work = m.step(nanoTime());
-            if (m.state() == AppendMachine.State.DONE) {
-                idle.reset();
-                return m.index();
-            }
-            if (work == 0) {
-                idle.idle();
-            } else {
-                idle.reset();
-            }
-        }
-    }
-
     /** The append step machine (tests look at its state and counters). */
     AppendMachine appendMachine() {
         return appendMachine;
@@ -375,11 +389,28 @@ public final class RemoteQueue implements AutoCloseable {
         return queueName;
     }
 
-    /** Encodes and signs the APPEND around the envelope in {@link #tx} for {@code c}, with the next frame sequence; its length. */
-    int encodeAppend(Connection c, long epoch, int writerSequence, int envelopeLength) {
-        int length = appendEncoder.wrap(tx, 0).encodeAround(c.id, ++c.txSequence, c.queue, highestTerm, epoch, writerSequence, envelopeLength);
-        c.mac.sign(tx, 0, length);
+    /** Encodes and signs the APPEND around the envelope in {@code frames} at {@code offset} for {@code c}, with the next frame sequence; its length. */
+    int encodeAppend(Connection c, org.agrona.MutableDirectBuffer frames, int offset, long epoch, int writerSequence, int envelopeLength) {
+        int length = appendEncoder.wrap(frames, offset).encodeAround(c.id, ++c.txSequence, c.queue, highestTerm, epoch, writerSequence, envelopeLength);
+        c.mac.sign(frames, offset, length);
         return length;
+    }
+
+    long ackTimeoutNanos() {
+        return ackTimeout.toNanos();
+    }
+
+    long backPressureTimeoutNanos() {
+        return backPressureTimeout.toNanos();
+    }
+
+    /** Idles the calling thread after a step that did {@code work} (0: backs off). */
+    void idle(int work) {
+        if (work == 0) {
+            idle.idle();
+        } else {
+            idle.reset();
+        }
     }
 
     long nanoTime() {
@@ -453,7 +484,10 @@ public final class RemoteQueue implements AutoCloseable {
             }
             byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
             random.nextBytes(clientNonce);
-            int length = connectEncoder.wrap(hs, 0).encode(c.id, clientNonce, queueName, replyHost, replyPort);
+            io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(random);
+            byte[] clientEphemeral = ephemeral.publicKey();
+            int length = connectEncoder.wrap(hs, 0).encode(c.id, clientNonce, clientEphemeral, queueName, replyHost, replyPort,
+                    clientName);
             handshakeMac.sign(hs, 0, length);
             c.txSequence = 1;
             if (!offerHandshake(publication, length, deadline)) {
@@ -475,23 +509,32 @@ public final class RemoteQueue implements AutoCloseable {
             byte[] echoed = new byte[ClientProtocol.NONCE_LENGTH];
             byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
             byte[] nodeProof = new byte[ClientProtocol.PROOF_LENGTH];
+            byte[] nodeEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
             challenge.clientNonce(echoed);
             challenge.nodeNonce(nodeNonce);
             challenge.nodeProof(nodeProof);
-            if (!Arrays.equals(echoed, clientNonce)
-                    || !ClientCredential.proofEquals(nodeProof, credential.proof("node", c.id, queueName, clientNonce, nodeNonce))) {
+            challenge.nodeEphemeral(nodeEphemeral);
+            byte[] shared = ephemeral.agree(nodeEphemeral);
+            if (!Arrays.equals(echoed, clientNonce) || shared == null
+                    || !ClientCredential.proofEquals(nodeProof, credential.proof("node", c.id, queueName, clientName, clientNonce,
+                    nodeNonce, clientEphemeral, nodeEphemeral))) {
                 throw new RemoteQueueException(queueName, RemoteQueueException.Reason.UNAUTHENTICATED,
                         "node " + node + "'s proof does not verify: the client credential differs from the cluster's");
             }
             c.rxSequence = frame.sequence();
-            byte[] proof = credential.proof("client", c.id, queueName, clientNonce, nodeNonce);
-            length = proofEncoder.wrap(hs, 0).encode(c.id, ++c.txSequence, proof);
+            byte[] proof = credential.proof("client", c.id, queueName, clientName, clientNonce, nodeNonce, clientEphemeral,
+                    nodeEphemeral);
+            byte[] signature = identity == null ? new byte[ClientProtocol.SIGNATURE_LENGTH]
+                    : identity.sign(ClientCredential.signedTranscript(c.id, queueName, clientName, clientNonce, nodeNonce,
+                    clientEphemeral, nodeEphemeral));
+            length = proofEncoder.wrap(hs, 0).encode(c.id, ++c.txSequence, proof, signature);
             handshakeMac.sign(hs, 0, length);
             if (!offerHandshake(publication, length, deadline)) {
                 answers.append(node).append(": lost during the handshake; ");
                 return null;
             }
-            c.mac = credential.sessionMac(c.id, clientNonce, nodeNonce);
+            c.mac = credential.sessionMac(c.id, clientNonce, nodeNonce, shared, clientEphemeral, nodeEphemeral, clientName);
+            Arrays.fill(shared, (byte) 0);
             c.clientNonce = clientNonce;
             c.nodeNonce = nodeNonce;
             if (!awaitHandshakeFrame(c, deadline)) {
@@ -696,6 +739,13 @@ public final class RemoteQueue implements AutoCloseable {
         if (closed) {
             return;
         }
+        if (appender != null) {
+            try {
+                appender.close(); // settles the appends in flight first (each within its ack timeout)
+            } catch (RuntimeException e) {
+                // closing regardless: the appender's listener was told how each append settled
+            }
+        }
         closed = true;
         if (tailer != null) {
             tailer.close();
@@ -703,6 +753,9 @@ public final class RemoteQueue implements AutoCloseable {
         disconnect();
         transport.close();
         credential.close();
+        if (identity != null) {
+            identity.close();
+        }
         writeTags.values().forEach(WriteTag::destroy);
         writeTags.clear();
     }
@@ -727,17 +780,23 @@ public final class RemoteQueue implements AutoCloseable {
         private final List<String> given;
         private String queue;
         private Path credentialFile;
+        private String clientName;
+        private Path identityKeyFile;
         private Path keyDirectory;
         private KeyRing keyRing;
         private CipherMode cipherMode = CipherMode.AES_128_CTR_POLY1305;
         private Duration ackTimeout = Duration.ofSeconds(5);
         private Duration backPressureTimeout = Duration.ofSeconds(1);
         private Duration connectTimeout = Duration.ofSeconds(10);
+        private int windowCount = DEFAULT_WINDOW_COUNT;
+        private int windowBytes = DEFAULT_WINDOW_BYTES;
         private String replyHost;
         private int replyPort;
         private Path aeronDirectory;
         private Aeron aeron;
         private ClientTransport transport;
+        /** Loaded by {@link #build()}; owned by the queue from there. */
+        private io.queueenterprise.crypto.IdentityKey identity;
         private LongSupplier clock = System::nanoTime;
         private IdleStrategy idle;
 
@@ -754,6 +813,18 @@ public final class RemoteQueue implements AutoCloseable {
         /** The cluster's client credential file (raw, hex or base64; a Secret of its own). */
         public Builder clientCredential(Path file) {
             this.credentialFile = file;
+            return this;
+        }
+
+        /**
+         * This client's name and its own identity key file (an Ed25519 seed: {@code qe identity --name NAME}), as the
+         * nodes' authorised clients name it: CONNECT names the client and its PROOF is signed with the key. Needed by
+         * nodes that authorise named clients (docs/remote-clients.md, "Per-client identity"); without it the client
+         * proves the cluster's client credential only.
+         */
+        public Builder identity(String name, Path keyFile) {
+            this.clientName = name;
+            this.identityKeyFile = keyFile;
             return this;
         }
 
@@ -784,6 +855,17 @@ public final class RemoteQueue implements AutoCloseable {
         /** How long a write waits on a back-pressured publication before it fails (default 1 s). */
         public Builder backPressureTimeout(Duration timeout) {
             this.backPressureTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Appends in flight at once, bounded by count (1..{@value #MAX_WINDOW_COUNT}, default {@value
+         * #DEFAULT_WINDOW_COUNT}) and by the bytes of their APPEND frames (64 KiB..16 MiB, default 1 MiB; one larger
+         * append still goes alone). See docs/remote-clients.md for why the defaults fill a link.
+         */
+        public Builder window(int count, int bytes) {
+            this.windowCount = count;
+            this.windowBytes = bytes;
             return this;
         }
 
@@ -866,6 +948,12 @@ public final class RemoteQueue implements AutoCloseable {
             positive(label, "ackTimeout", ackTimeout);
             positive(label, "backPressureTimeout", backPressureTimeout);
             positive(label, "connectTimeout", connectTimeout);
+            if (windowCount < 1 || windowCount > MAX_WINDOW_COUNT) {
+                throw bad(label, "window: count " + windowCount + " is not in 1.." + MAX_WINDOW_COUNT);
+            }
+            if (windowBytes < 64 * 1024 || windowBytes > 16 * 1024 * 1024) {
+                throw bad(label, "window: " + windowBytes + " bytes is not in 64 KiB..16 MiB");
+            }
             if (aeron != null && aeronDirectory != null) {
                 throw bad(label, "aeron and aeronDirectory: give one, not both (an application's Aeron client has its own directory)");
             }
@@ -875,18 +963,40 @@ public final class RemoteQueue implements AutoCloseable {
             if (replyPort < 0 || replyPort > 65535) {
                 throw bad(label, "replyEndpoint: port " + replyPort + " is not in 0..65535");
             }
+            if (clientName != null && !clientName.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,62}")) {
+                throw bad(label, "identity: '" + clientName + "' is not a client name (1 to 63 letters, digits, '.', '_' or '-',"
+                        + " starting with a letter or digit)");
+            }
+            if ((clientName == null) != (identityKeyFile == null)) {
+                throw bad(label, "identity: a name and a key file, both");
+            }
+            io.queueenterprise.crypto.IdentityKey identity = null;
+            if (identityKeyFile != null) {
+                try {
+                    identity = io.queueenterprise.crypto.IdentityKey.load(identityKeyFile, "client identity key");
+                } catch (io.queueenterprise.crypto.CredentialFile.UnusableCredentialException e) {
+                    throw bad(label, "identity: " + e.getMessage());
+                }
+            }
             ClientCredential credential;
             try {
                 credential = ClientCredential.load(credentialFile);
             } catch (ClientCredential.ClientCredentialException e) {
+                if (identity != null) {
+                    identity.close();
+                }
                 throw bad(label, "clientCredential: " + e.getMessage());
             }
+            this.identity = identity;
             KeyRing ring = keyRing;
             if (ring == null) {
                 try {
                     ring = KeyRingSource.read(keyDirectory);
                 } catch (KeyFileException e) {
                     credential.close();
+                    if (identity != null) {
+                        identity.close();
+                    }
                     throw bad(label, "keyDirectory: " + e.getMessage());
                 }
             }
@@ -895,6 +1005,9 @@ public final class RemoteQueue implements AutoCloseable {
                 q = new RemoteQueue(this, ring, credential);
             } catch (RuntimeException e) {
                 credential.close();
+                if (identity != null) {
+                    identity.close();
+                }
                 throw e;
             }
             try {

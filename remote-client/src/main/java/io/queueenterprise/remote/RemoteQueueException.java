@@ -24,6 +24,8 @@ public class RemoteQueueException extends QueueException {
         TOO_LARGE,
         /** The publication to the leader stayed back-pressured for the whole back-pressure timeout. */
         BACK_PRESSURE,
+        /** The append window stayed full (count or bytes) for the back-pressure timeout: this write was not sent. */
+        WINDOW_FULL,
         /** No acknowledgement within the ack timeout. */
         ACK_TIMEOUT,
         /** The queue's descriptor does not fit the client's keys (see the cause). */

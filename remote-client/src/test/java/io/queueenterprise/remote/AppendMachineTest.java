@@ -49,7 +49,7 @@ class AppendMachineTest extends FakeNodesFixture {
             assertEquals(1000, appender.write(bytes("one")));
             assertEquals(1001, appender.write(bytes("two")));
             AppendMachine m = queue.appendMachine();
-            assertEquals(AppendMachine.State.DONE, m.state());
+            assertEquals(AppendMachine.State.IDLE, m.state());
             assertEquals(2, m.sends());
             assertEquals(0, m.resends());
             assertEquals(2, nodes.appended);
@@ -149,7 +149,7 @@ class AppendMachineTest extends FakeNodesFixture {
             assertEquals(RemoteQueueException.Reason.BACK_PRESSURE, e.reason(), e.getMessage());
             assertFalse(e.mayBeAppended(), "never offered");
             assertTrue(waited >= 1_000_000_000L && waited < 1_100_000_000L, "the back-pressure timeout (1 s): " + waited / 1_000_000 + " ms");
-            assertEquals(AppendMachine.State.FAILED, queue.appendMachine().state());
+            assertEquals(AppendMachine.State.IDLE, queue.appendMachine().state());
             assertEquals(0, nodes.arrivals.size());
         }
     }
@@ -165,7 +165,7 @@ class AppendMachineTest extends FakeNodesFixture {
             assertTrue(e.mayBeAppended(), "sent: it may be in the queue");
             assertTrue(waited >= 5_000_000_000L && waited < 5_100_000_000L, "the ack timeout (5 s): " + waited / 1_000_000 + " ms");
             assertTrue(e.getMessage().contains("no acknowledgement within 5000 ms"), e.getMessage());
-            assertEquals(AppendMachine.State.FAILED, queue.appendMachine().state());
+            assertEquals(AppendMachine.State.IDLE, queue.appendMachine().state());
             // the next write goes through once a leader answers again
             a.answersLost = false;
             assertEquals(1001, appender.write(bytes("two")));

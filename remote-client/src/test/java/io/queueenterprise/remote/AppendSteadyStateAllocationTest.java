@@ -2,6 +2,7 @@ package io.queueenterprise.remote;
 
 import io.queueenterprise.crypto.AllocationCounter;
 import io.queueenterprise.queue.QueueAppender;
+
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,47 @@ class AppendSteadyStateAllocationTest extends FakeNodesFixture {
             assertEquals(WARMUP + 3 * MEASURED, nodes.appended);
             assertEquals(0, queue.appendMachine().resends(), "every write acknowledged at once");
             assertTrue(least < 1024, MEASURED + " acknowledged writes allocated " + least + " bytes");
+        }
+    }
+
+    /** The pipelined path: writeAsync with a window in flight, coalesced acks, the listener told; nothing allocated. */
+    @Test
+    void pipelinedWritesAllocateNothingOnceWarm() {
+        AllocationCounter counter = AllocationCounter.enabled();
+        nodes.recording = false;
+        byte[] message = new byte[100];
+        long[] acknowledged = new long[1];
+        AppendListener listener = new AppendListener() {
+            @Override
+            public void onAcknowledged(long correlation, long index) {
+                acknowledged[0]++;
+            }
+
+            @Override
+            public void onFailed(long correlation, RemoteQueueException failure) {
+                throw failure;
+            }
+        };
+        try (RemoteQueue queue = connect(); RemoteAppender appender = queue.createAppender(listener)) {
+            for (int i = 0; i < WARMUP; i++) {
+                appender.writeAsync(message, 0, message.length, i);
+            }
+            appender.flush();
+            counter.assertSeesAllocation();
+            long least = AllocationCounter.least(counter.threeRounds(() -> {
+                for (int i = 0; i < MEASURED; i++) {
+                    appender.writeAsync(message, 0, message.length, i);
+                    if ((i & 7) == 0) {
+                        appender.poll();
+                    }
+                }
+                appender.flush();
+                return MEASURED;
+            }));
+            assertEquals(WARMUP + 3 * MEASURED, nodes.appended);
+            assertEquals(WARMUP + 3 * MEASURED, acknowledged[0]);
+            assertEquals(0, queue.appendMachine().resends(), "every write acknowledged without a resend");
+            assertTrue(least < 1024, MEASURED + " pipelined writes allocated " + least + " bytes");
         }
     }
 }

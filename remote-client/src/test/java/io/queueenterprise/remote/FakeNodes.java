@@ -18,7 +18,6 @@ import io.queueenterprise.protocol.client.RefusedEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -40,7 +39,8 @@ final class FakeNodes implements ClientTransport {
     static final long TICK_NANOS = 1_000_000L;
     static final String REPLY_HOST = "127.0.0.1";
     static final int REPLY_PORT = 40999;
-    private static final int SLOTS = 16;
+    private static final int SLOTS = 8192;
+    private static final int RECENT = 8192;
 
     /** One APPEND as a node received it. */
     record Arrival(String node, long epoch, int writerSequence, long frameSequence, long atNanos, boolean lost) {
@@ -55,6 +55,12 @@ final class FakeNodes implements ClientTransport {
         int leaderPort;
         /** The next this many APPENDs are lost on the way (never arrive). */
         int appendsToLose;
+        /** When the last connection to this node completed its handshake. */
+        long connectedAtNanos;
+        /** The APPEND of this writer sequence is lost once (-1: none). */
+        int loseSequenceOnce = -1;
+        /** APPENDs of this writer sequence and above never arrive (-1: none). */
+        int loseFromSequence = -1;
         /** The answers to the next this many APPENDs are lost (the APPEND itself is acted on). */
         int answersToLose;
         /** Frames arrive and are acted on (an APPEND is appended), but no answer ever leaves: a node gone silent. */
@@ -76,7 +82,23 @@ final class FakeNodes implements ClientTransport {
     }
 
     private static final class Session {
+        final long id;
+        /** Acks queued this tick: a run of consecutive sequences of one epoch, sent coalesced at the next poll. */
+        long ackEpoch;
+        int ackHighest;
+        int ackCount;
+        final long[] ackIndexes = new long[ClientProtocol.MAX_ACKS_PER_FRAME];
+        boolean acking;
+
+        Session(long id) {
+            this.id = id;
+        }
+
         final byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
+        final byte[] clientEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
+        byte[] nodeEphemeral;
+        byte[] shared;
+        String clientName;
         final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
         ClientFrameMac mac;
         long txSequence;
@@ -100,7 +122,17 @@ final class FakeNodes implements ClientTransport {
     private final ConnectedEncoder connected = new ConnectedEncoder();
     private final AppendAckEncoder ack = new AppendAckEncoder();
     private final RefusedEncoder refusal = new RefusedEncoder();
-    private final UnsafeBuffer[] slots = new UnsafeBuffer[SLOTS];
+    private final org.agrona.ExpandableArrayBuffer[] slots = new org.agrona.ExpandableArrayBuffer[SLOTS];
+    private final List<Session> acking = new ArrayList<>();
+    private final List<Node> ackingNodes = new ArrayList<>();
+    private final long[] recentEpochs = new long[RECENT];
+    private final int[] recentSequences = new int[RECENT];
+    private final long[] recentIndexes = new long[RECENT];
+    private int recentNext;
+    /** Acks wait (as for a quorum) until this is cleared; then the queued runs go out. */
+    boolean holdAcks;
+    /** Acknowledgement frames sent (each may acknowledge several appends). */
+    long ackFrames;
     private final int[] slotLengths = new int[SLOTS];
     private int head;
     private int queued;
@@ -121,7 +153,7 @@ final class FakeNodes implements ClientTransport {
         this.queueName = queueName;
         this.descriptor = descriptor;
         for (int i = 0; i < SLOTS; i++) {
-            slots[i] = new UnsafeBuffer(new byte[128 * 1024]);
+            slots[i] = new org.agrona.ExpandableArrayBuffer(i < 64 ? 128 * 1024 : 512);
         }
     }
 
@@ -172,6 +204,7 @@ final class FakeNodes implements ClientTransport {
     @Override
     public int poll(FrameHandler handler, int limit) {
         nanos += TICK_NANOS;
+        flushAcks();
         int delivered = 0;
         while (queued > 0 && delivered < limit) {
             if (!handler.onFrame(slots[head], 0, slotLengths[head])) {
@@ -227,15 +260,21 @@ final class FakeNodes implements ClientTransport {
         if (!handshakeMac.verify(connect) || !connect.queueName().equals(queueName)) {
             throw new AssertionError("CONNECT does not verify or names another queue");
         }
-        Session s = new Session();
+        Session s = new Session(connect.connection());
         connect.clientNonce(s.clientNonce);
+        connect.clientEphemeral(s.clientEphemeral);
+        s.clientName = connect.clientName();
+        io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(new java.security.SecureRandom());
+        s.nodeEphemeral = ephemeral.publicKey();
+        s.shared = ephemeral.agree(s.clientEphemeral);
         random.nextBytes(s.nodeNonce);
         long id = connect.connection();
         node.sessions.put(id, s);
-        byte[] nodeProof = credential.proof("node", id, queueName, s.clientNonce, s.nodeNonce);
-        UnsafeBuffer out = slot(node);
+        byte[] nodeProof = credential.proof("node", id, queueName, s.clientName, s.clientNonce, s.nodeNonce, s.clientEphemeral,
+                s.nodeEphemeral);
+        org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null) {
-            int n = challenge.wrap(out, 0).encode(id, ++s.txSequence, s.clientNonce, s.nodeNonce, nodeProof);
+            int n = challenge.wrap(out, 0).encode(id, ++s.txSequence, s.clientNonce, s.nodeNonce, nodeProof, s.nodeEphemeral);
             handshakeMac.sign(out, 0, n);
             send(n);
         }
@@ -248,11 +287,13 @@ final class FakeNodes implements ClientTransport {
         byte[] clientProof = new byte[ClientProtocol.PROOF_LENGTH];
         proof.clientProof(clientProof);
         if (s == null || !handshakeMac.verify(proof)
-                || !ClientCredential.proofEquals(clientProof, credential.proof("client", id, queueName, s.clientNonce, s.nodeNonce))) {
+                || !ClientCredential.proofEquals(clientProof, credential.proof("client", id, queueName, s.clientName, s.clientNonce,
+                s.nodeNonce, s.clientEphemeral, s.nodeEphemeral))) {
             throw new AssertionError("PROOF does not verify");
         }
-        s.mac = credential.sessionMac(id, s.clientNonce, s.nodeNonce);
-        UnsafeBuffer out = slot(node);
+        s.mac = credential.sessionMac(id, s.clientNonce, s.nodeNonce, s.shared, s.clientEphemeral, s.nodeEphemeral, s.clientName);
+        node.connectedAtNanos = nanos;
+        org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null) {
             int n = connected.wrap(out, 0).encode(id, ++s.txSequence, node.term, node.leads, ClientAckMode.QUORUM, 0,
                     256 * 1024, node.leaderHost, node.leaderPort, descriptor);
@@ -281,12 +322,18 @@ final class FakeNodes implements ClientTransport {
 
     private void onAppend(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
         append.wrap(buffer, offset, length);
-        boolean lost = node.appendsToLose > 0;
+        boolean lostOnce = append.writerSequence() == node.loseSequenceOnce;
+        boolean lostFrom = node.loseFromSequence >= 0 && append.writerSequence() >= node.loseFromSequence;
+        boolean lost = node.appendsToLose > 0 || lostOnce || lostFrom;
         if (recording) {
             arrivals.add(new Arrival(node.address(), append.epoch(), append.writerSequence(), append.sequence(), nanos, lost));
         }
         if (lost) {
-            node.appendsToLose--;
+            if (lostOnce) {
+                node.loseSequenceOnce = -1;
+            } else if (!lostFrom) {
+                node.appendsToLose--;
+            }
             return;
         }
         Session s = node.sessions.get(append.connection());
@@ -299,7 +346,7 @@ final class FakeNodes implements ClientTransport {
         }
         long epoch = append.epoch();
         int sequence = append.writerSequence();
-        UnsafeBuffer out = slot(node);
+        org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null && node.answersToLose > 0) {
             node.answersToLose--;
             out = null;
@@ -315,25 +362,87 @@ final class FakeNodes implements ClientTransport {
         }
         long index;
         long last = lastSequence.get(epoch);
-        if (last == sequence) {
-            index = lastIndex.get(epoch); // a retry: the original index, nothing appended
-        } else if (last > sequence) {
-            throw new AssertionError("the client resent an older sequence " + sequence + " after " + last);
+        if (sequence <= last) {
+            index = recentIndex(epoch, sequence); // a resend: the original index, nothing appended
+        } else if (sequence != last + 1) {
+            if (out != null) {
+                int n = refusal.wrap(out, 0).encode(append.connection(), ++s.txSequence, ClientRefusal.SEQUENCE_GAP, epoch,
+                        (int) (last + 1), node.term, "", 0, "expected writer sequence " + (last + 1));
+                s.mac.sign(out, 0, n);
+                send(n);
+            }
+            return;
         } else {
             index = nextIndex++;
             appended++;
             lastSequence.put(epoch, sequence);
             lastIndex.put(epoch, index);
+            recentEpochs[recentNext] = epoch;
+            recentSequences[recentNext] = sequence;
+            recentIndexes[recentNext] = index;
+            recentNext = (recentNext + 1) % RECENT;
         }
         if (out != null) {
-            int n = ack.wrap(out, 0).encode(append.connection(), ++s.txSequence, epoch, sequence, index, node.term);
-            s.mac.sign(out, 0, n);
-            send(n);
+            queueAck(node, s, epoch, sequence, index);
         }
     }
 
+    private long recentIndex(long epoch, int sequence) {
+        for (int i = 0; i < RECENT; i++) {
+            if (recentEpochs[i] == epoch && recentSequences[i] == sequence) {
+                return recentIndexes[i];
+            }
+        }
+        throw new AssertionError("the client resent sequence " + sequence + " that the fake node no longer remembers");
+    }
+
+    /** As the node's gateway: acks queued per connection, sent as runs at the end of the tick (the next poll). */
+    private void queueAck(Node node, Session s, long epoch, int sequence, long index) {
+        if (s.ackCount > 0 && (s.ackEpoch != epoch || s.ackHighest + 1 != sequence || s.ackCount == s.ackIndexes.length)) {
+            sendAcks(node, s);
+        }
+        s.ackEpoch = epoch;
+        s.ackHighest = sequence;
+        s.ackIndexes[s.ackCount++] = index;
+        if (!s.acking) {
+            s.acking = true;
+            acking.add(s);
+            ackingNodes.add(node);
+        }
+    }
+
+    private void flushAcks() {
+        if (holdAcks) {
+            return;
+        }
+        for (int i = 0; i < acking.size(); i++) {
+            Session s = acking.get(i);
+            s.acking = false;
+            if (s.ackCount > 0) {
+                sendAcks(ackingNodes.get(i), s);
+            }
+        }
+        acking.clear();
+        ackingNodes.clear();
+    }
+
+    private void sendAcks(Node node, Session s) {
+        org.agrona.MutableDirectBuffer out = slot(node);
+        if (out != null) {
+            ack.wrap(out, 0).begin(s.id, ++s.txSequence, s.ackEpoch, node.term);
+            for (int i = 0; i < s.ackCount; i++) {
+                ack.index(s.ackIndexes[i]);
+            }
+            int n = ack.end(s.ackHighest);
+            s.mac.sign(out, 0, n);
+            send(n);
+            ackFrames++;
+        }
+        s.ackCount = 0;
+    }
+
     /** The next free reply slot, or null when the node's answers are lost. */
-    private UnsafeBuffer slot(Node node) {
+    private org.agrona.ExpandableArrayBuffer slot(Node node) {
         if (node.answersLost) {
             return null;
         }

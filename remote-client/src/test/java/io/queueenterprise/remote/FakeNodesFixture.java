@@ -69,7 +69,11 @@ abstract class FakeNodesFixture {
     }
 
     RemoteQueue connect() {
-        return RemoteQueue.builder(A, B).queue(QUEUE).clientCredential(credentialFile).keyRing(ring)
+        return connect(RemoteQueue.DEFAULT_WINDOW_COUNT, RemoteQueue.DEFAULT_WINDOW_BYTES);
+    }
+
+    RemoteQueue connect(int windowCount, int windowBytes) {
+        return RemoteQueue.builder(A, B).queue(QUEUE).clientCredential(credentialFile).keyRing(ring).window(windowCount, windowBytes)
                 .transport(nodes).clock(nodes.clock).idleStrategy(NoOpIdleStrategy.INSTANCE).build();
     }
 

@@ -7,6 +7,7 @@ import io.queueenterprise.replication.engine.DurableFiles;
 import io.queueenterprise.replication.engine.DropCounters;
 import io.queueenterprise.replication.engine.ReplicationAgent;
 import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.PeerIdentities;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -60,6 +61,9 @@ public final class ReplicationNode implements NodeControl {
     private final AgentRunner runner;
     private final Path aeronDirectory;
     private final PeerCredential credential;
+    private final PeerIdentities identities;
+    /** Re-reads the authorised clients while the node runs; null when it has none. */
+    private volatile io.queueenterprise.replication.client.AuthorisedClientsWatcher clientsWatcher;
     private FileLock instanceLock;
     /** Set once start returned the node; until then a failed start is reported by start, not logged. */
     private volatile boolean started;
@@ -68,12 +72,15 @@ public final class ReplicationNode implements NodeControl {
 
     private static final String LOCK_FILE = "replication-node.lock";
 
-    private ReplicationNode(NodeConfig config, PeerCredential credential, Path aeronDirectory) {
+    private ReplicationNode(NodeConfig config, PeerCredential credential, PeerIdentities identities, Path aeronDirectory) {
         this.config = config;
         this.credential = credential;
+        this.identities = identities;
         this.aeronDirectory = aeronDirectory;
-        this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config)) : null;
-        this.agent = new ReplicationAgent(config.engineSettings(), credential, aeronDirectory, clients);
+        this.clients = config.servesClients() ? new ClientGateway(config, loadClientCredential(config),
+                config.authorisedClientsFile() == null ? null
+                        : io.queueenterprise.replication.client.AuthorisedClientsWatcher.initial(config.authorisedClientsFile())) : null;
+        this.agent = new ReplicationAgent(config.engineSettings(), credential, identities, aeronDirectory, clients);
         this.runner = new AgentRunner(idleStrategy(config.idleStrategy()), this::onAgentError, null, agent);
     }
 
@@ -87,6 +94,13 @@ public final class ReplicationNode implements NodeControl {
      */
     public static ReplicationNode start(NodeConfig config) {
         PeerCredential credential = PeerCredential.load(config.peerCredentialFile());
+        PeerIdentities identities;
+        try {
+            identities = loadIdentities(config);
+        } catch (RuntimeException e) {
+            credential.close();
+            throw e;
+        }
         Path aeronDirectory;
         FileLock instanceLock;
         try {
@@ -95,6 +109,7 @@ public final class ReplicationNode implements NodeControl {
             instanceLock = lockDataDirectory(config.dataDirectory());
             if (instanceLock == null) {
                 credential.close();
+                identities.close();
                 throw new ReplicationException("node " + config.nodeId() + " is already running with data directory "
                         + config.dataDirectory() + " (another process, or this one, holds " + LOCK_FILE + ")");
             }
@@ -102,6 +117,7 @@ public final class ReplicationNode implements NodeControl {
             // the driver deletes it on start (dirDeleteOnStart).
         } catch (IOException e) {
             credential.close();
+            identities.close();
             // FileSystemException's message is "FILE: reason"; NoSuchFileException's is the file alone
             String reason = e instanceof java.nio.file.NoSuchFileException n ? n.getFile() + ": no such file or directory"
                     : e instanceof java.nio.file.AccessDeniedException a ? a.getFile() + ": permission denied" : e.getMessage();
@@ -109,13 +125,18 @@ public final class ReplicationNode implements NodeControl {
         }
         ReplicationNode node;
         try {
-            node = new ReplicationNode(config, credential, aeronDirectory);
+            node = new ReplicationNode(config, credential, identities, aeronDirectory);
         } catch (RuntimeException e) { // a bad client credential, say: nothing was started, what was taken is given back
             credential.close();
+            identities.close();
             releaseQuietly(instanceLock);
             throw e;
         }
         node.instanceLock = instanceLock;
+        if (node.clients != null && config.authorisedClientsFile() != null) {
+            node.clientsWatcher = io.queueenterprise.replication.client.AuthorisedClientsWatcher.start(
+                    config.authorisedClientsFile(), node.clients, config.nodeId());
+        }
         AgentRunner.startOnThread(node.runner, r -> {
             Thread t = new Thread(r, "qe-replication-" + config.nodeId());
             t.setDaemon(true);
@@ -395,6 +416,45 @@ public final class ReplicationNode implements NodeControl {
         return clients;
     }
 
+    /**
+     * The replication frames dropped, by reason and frame type and by reason and peer (the replica named by its node id),
+     * the cells that are not zero: for the metrics ({@code qe_node_frames_dropped_by_type_total},
+     * {@code qe_node_frames_dropped_by_peer_total}). Any thread.
+     */
+    public java.util.List<io.queueenterprise.replication.node.DroppedFrames> droppedFrames() {
+        java.util.List<io.queueenterprise.replication.node.DroppedFrames> cells = new java.util.ArrayList<>();
+        DropCounters drops = agent.drops();
+        for (io.queueenterprise.replication.engine.DropReason reason : io.queueenterprise.replication.engine.DropReason.values()) {
+            long untyped = drops.get(reason, null);
+            if (untyped != 0) {
+                cells.add(io.queueenterprise.replication.node.DroppedFrames.byType(reason.name(), "UNREADABLE", untyped));
+            }
+            for (io.queueenterprise.replication.wire.FrameType type : io.queueenterprise.replication.wire.FrameType.values()) {
+                long n = drops.get(reason, type);
+                if (n != 0) {
+                    cells.add(io.queueenterprise.replication.node.DroppedFrames.byType(reason.name(), type.name(), n));
+                }
+            }
+            for (int p = 0; p < config.peers().size(); p++) {
+                long n = drops.getByPeer(reason, p);
+                if (n != 0) {
+                    cells.add(io.queueenterprise.replication.node.DroppedFrames.byPeer(reason.name(), config.peers().get(p).id(), n));
+                }
+            }
+        }
+        if (clients != null) {
+            io.queueenterprise.replication.client.ClientDrop[] reasons = io.queueenterprise.replication.client.ClientDrop.values();
+            clients.dropsByClient().forEach((client, counts) -> {
+                for (int r = 0; r < counts.length; r++) {
+                    if (counts[r] != 0) {
+                        cells.add(io.queueenterprise.replication.node.DroppedFrames.byClient(reasons[r].name(), client, counts[r]));
+                    }
+                }
+            });
+        }
+        return cells;
+    }
+
     /** The client gateway's dropped-frame counters, keyed {@code client_<reason>}; empty when it serves no clients. */
     public java.util.Map<String, Long> clientFramesDroppedByReason() {
         java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
@@ -404,6 +464,40 @@ public final class ReplicationNode implements NodeControl {
             }
         }
         return counts;
+    }
+
+    /**
+     * This node's identity key and every replica's public key, as the configuration pins them. A peer left unpinned is
+     * authenticated by the peer credential alone (said here, once, naming it).
+     */
+    private static PeerIdentities loadIdentities(NodeConfig config) {
+        java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        java.util.List<String> unpinned = new java.util.ArrayList<>();
+        int self = -1;
+        for (int i = 0; i < config.peers().size(); i++) {
+            NodeConfig.Peer p = config.peers().get(i);
+            if (p.id().equals(config.nodeId())) {
+                self = i;
+            }
+            if (p.identityKey() == null) {
+                keys.add(null);
+                if (!p.id().equals(config.nodeId())) {
+                    unpinned.add(p.id());
+                }
+                continue;
+            }
+            try {
+                keys.add(io.queueenterprise.crypto.IdentityKey.parsePublicKey(p.identityKey()));
+            } catch (IllegalArgumentException e) {
+                throw new ReplicationException("peers[" + i + "].identityKey " + e.getMessage());
+            }
+        }
+        if (!unpinned.isEmpty()) {
+            org.slf4j.LoggerFactory.getLogger(ReplicationNode.class).warn(config.nodeId() + ": no identityKey pinned for "
+                    + unpinned + ": any holder of the peer credential can speak as "
+                    + (unpinned.size() == 1 ? "it" : "them") + " (docs/replication.md, per-node identity)");
+        }
+        return PeerIdentities.load(config.identityKeyFile(), keys, self);
     }
 
     private static ClientCredential loadClientCredential(NodeConfig config) {
@@ -445,8 +539,12 @@ public final class ReplicationNode implements NodeControl {
 
     @Override
     public void close() {
+        if (clientsWatcher != null) {
+            clientsWatcher.close();
+        }
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
         credential.close();
+        identities.close();
         try {
             DurableFiles.deleteTree(aeronDirectory);
         } catch (IOException e) {

@@ -47,6 +47,9 @@ final class NodeProcess implements AutoCloseable {
         command.add("@" + System.getProperty("qe.jvm.args.file"));
         command.add("-Xmx256m");
         command.addAll(jvmOptions);
+        // base64 public keys hold no comma: the node's own identity key file and every replica's public key
+        command.add("-Dqe.test.identityKeyFile=" + cluster.identityKeyFile(position));
+        command.add("-Dqe.test.identityKeys=" + String.join(",", cluster.peers.stream().map(p -> p.identityKey()).toList()));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(NodeProcessMain.class.getName());

@@ -28,11 +28,12 @@ public final class NodeProcessMain {
 
     public static void main(String[] args) throws Exception {
         List<NodeConfig.Peer> peers = new ArrayList<>();
+        String[] identityKeys = System.getProperty("qe.test.identityKeys").split(",");
         for (String p : args[3].split(",")) {
             String[] parts = p.split(":");
             // -Dqe.test.peerHost.<id>=<name>: this node knows that peer by a host name (name-resolution tests)
             peers.add(new NodeConfig.Peer(parts[0], System.getProperty("qe.test.peerHost." + parts[0], "127.0.0.1"), Integer.parseInt(parts[1]),
-                    parts.length > 2 ? Integer.parseInt(parts[2]) : 0));
+                    parts.length > 2 ? Integer.parseInt(parts[2]) : 0, identityKeys[peers.size()]));
         }
         String[] q = args[4].split(":");
         NodeConfig.Encryption encryption = q.length > 3 ? NodeConfig.Encryption.valueOf(q[3]) : NodeConfig.Encryption.NONE;
@@ -43,6 +44,7 @@ public final class NodeProcessMain {
                 Path.of(args[1]), List.of(queue), new NodeConfig.Admin("127.0.0.1", 0, Path.of(args[1])),
                 new NodeConfig.Metrics("127.0.0.1", 0), NodeConfig.IdleStrategySpec.BACKOFF,
                 args.length > 5 ? Path.of(args[5]) : null, args.length > 6 ? Path.of(args[6]) : null,
+                Path.of(System.getProperty("qe.test.identityKeyFile")), null,
                 Duration.ofMillis(Long.getLong("qe.test.leaseTimeoutMs", 0))); // -Dqe.test.leaseTimeoutMs: a lease
         try (ReplicationNode node = ReplicationNode.start(config);
              BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {

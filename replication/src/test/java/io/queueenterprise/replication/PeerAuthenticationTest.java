@@ -103,7 +103,7 @@ class PeerAuthenticationTest {
 
     private static byte[] challengeFrom(SessionCrypto.FrameMac mac, int sender, long term) {
         ExpandableArrayBuffer b = new ExpandableArrayBuffer(128);
-        int length = new FrameEncoder().begin(b, 0, FrameType.CHALLENGE, sender, term, 42, 0).bytes(new byte[32], 0, 32).finish();
+        int length = new FrameEncoder().begin(b, 0, FrameType.CHALLENGE, sender, term, 42, 0).bytes(new byte[128], 0, 128).finish();
         mac.sign(b, 0, length);
         byte[] out = new byte[length];
         b.getBytes(0, out);

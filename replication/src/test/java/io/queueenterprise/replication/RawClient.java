@@ -51,6 +51,9 @@ final class RawClient implements AutoCloseable {
     long txSequence;
     final byte[] clientNonce = new byte[ClientProtocol.NONCE_LENGTH];
     final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
+    /** The name CONNECT gives and the key the PROOF is signed with; empty and null: a client without an identity. */
+    String clientName = "";
+    io.queueenterprise.crypto.IdentityKey identity;
     /** The write tag APPENDs carry; null: sixteen zero bytes (a client without the key). */
     io.queueenterprise.protocol.client.WriteTag writeTag;
     /** The CONNECT this client sent, as it crossed the wire (for replay attacks). */
@@ -92,7 +95,10 @@ final class RawClient implements AutoCloseable {
     /** Runs the handshake for {@code queue}; returns the CONNECTED frame's bytes. */
     byte[] connect(String queue) throws Exception {
         new SecureRandom().nextBytes(clientNonce);
-        int length = new ConnectEncoder().wrap(out, 0).encode(connection, clientNonce, queue, "127.0.0.1", replyPort);
+        io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(new SecureRandom());
+        byte[] clientEphemeral = ephemeral.publicKey();
+        int length = new ConnectEncoder().wrap(out, 0).encode(connection, clientNonce, clientEphemeral, queue, "127.0.0.1",
+                replyPort, clientName);
         handshakeMac.sign(out, 0, length);
         txSequence = 1;
         connectFrame = new byte[length];
@@ -100,11 +106,17 @@ final class RawClient implements AutoCloseable {
         send(length);
         ChallengeDecoder challenge = expect(ChallengeDecoder.class);
         challenge.nodeNonce(nodeNonce);
-        byte[] proof = credential.proof("client", connection, queue, clientNonce, nodeNonce);
-        length = new ProofEncoder().wrap(out, 0).encode(connection, ++txSequence, proof);
+        byte[] nodeEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
+        challenge.nodeEphemeral(nodeEphemeral);
+        byte[] proof = credential.proof("client", connection, queue, clientName, clientNonce, nodeNonce, clientEphemeral,
+                nodeEphemeral);
+        byte[] signature = identity == null ? new byte[ClientProtocol.SIGNATURE_LENGTH] : identity.sign(
+                ClientCredential.signedTranscript(connection, queue, clientName, clientNonce, nodeNonce, clientEphemeral, nodeEphemeral));
+        length = new ProofEncoder().wrap(out, 0).encode(connection, ++txSequence, proof, signature);
         handshakeMac.sign(out, 0, length);
         send(length);
-        sessionMac = credential.sessionMac(connection, clientNonce, nodeNonce);
+        sessionMac = credential.sessionMac(connection, clientNonce, nodeNonce, ephemeral.agree(nodeEphemeral), clientEphemeral,
+                nodeEphemeral, clientName);
         ConnectedDecoder connected = expect(ConnectedDecoder.class);
         byte[] copy = new byte[connected.length()];
         connected.buffer().getBytes(connected.offset(), copy);

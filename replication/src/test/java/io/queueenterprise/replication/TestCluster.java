@@ -30,9 +30,19 @@ final class TestCluster {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         Files.write(credential, secret);
+        SecureRandom random = new SecureRandom();
         for (int i = 0; i < size; i++) {
-            peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", LoopbackPorts.freeUdpPort()));
+            try (io.queueenterprise.crypto.IdentityKey identity = io.queueenterprise.crypto.IdentityKey.generate(random)) {
+                Files.writeString(identityKeyFile(i), identity.seedHex());
+                peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", LoopbackPorts.freeUdpPort(), 0,
+                        identity.publicKeyText()));
+            }
         }
+    }
+
+    /** Node {@code node}'s own identity key (Ed25519 seed, hex): {@code <root>/identity-<node>.key}. */
+    Path identityKeyFile(int node) {
+        return root.resolve("identity-" + node + ".key");
     }
 
     /** Every node takes remote clients on a free loopback port, under a fresh client credential. */
@@ -44,7 +54,7 @@ final class TestCluster {
         writeKeyDirectory = Files.createDirectories(root.resolve(WRITE_KEYS));
         for (int i = 0; i < peers.size(); i++) {
             NodeConfig.Peer p = peers.get(i);
-            peers.set(i, new NodeConfig.Peer(p.id(), p.host(), p.replicationPort(), LoopbackPorts.freeUdpPort()));
+            peers.set(i, new NodeConfig.Peer(p.id(), p.host(), p.replicationPort(), LoopbackPorts.freeUdpPort(), p.identityKey()));
         }
         return this;
     }
@@ -99,9 +109,14 @@ final class TestCluster {
     }
 
     NodeConfig config(int node, Path credentialFile) {
+        return config(node, credentialFile, identityKeyFile(node));
+    }
+
+    /** Node {@code node} with {@code identityKeyFile} as its identity key (another node's, in attack tests). */
+    NodeConfig config(int node, Path credentialFile, Path identityKeyFile) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, "replica-" + node, dataDirectory(node), peers, credentialFile, queues,
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory, leaseTimeout);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory, identityKeyFile, null, leaseTimeout);
     }
 
     /** Where the nodes find the queues' write keys when they serve clients: {@code <root>/write-keys}. */

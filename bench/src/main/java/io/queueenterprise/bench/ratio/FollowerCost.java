@@ -109,9 +109,9 @@ public final class FollowerCost {
         byte[] secret = new byte[32];
         RANDOM.nextBytes(secret);
         Files.write(credential, secret);
-        List<NodeConfig.Peer> peers = List.of(
+        List<NodeConfig.Peer> peers = io.queueenterprise.replication.config.LocalIdentities.assign(List.of(
                 new NodeConfig.Peer("replica-0", "127.0.0.1", LoopbackPorts.freeUdpPort()),
-                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort()));
+                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort())), root.resolve("identities"));
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.NONE,
                 AckMode.ASYNC, Duration.ofSeconds(10), NodeConfig.Retention.unbounded());
         ReplicationNode leader = owned.own(ReplicationNode.start(nodeConfig(root, "replica-0", peers, credential, queue)));
@@ -284,6 +284,7 @@ public final class FollowerCost {
                                   NodeConfig.QueueSpec queue) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token-" + id)), new NodeConfig.Metrics("127.0.0.1", 0),
-                idleStrategy);
+                idleStrategy).withIdentityKeyFile(
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
     }
 }

@@ -30,9 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Remote append: a {@link RemoteQueue} client (its own embedded media driver, driven by the producer thread) seals
  * each message and appends it over Aeron UDP loopback to a replication leader in this process, which replicates to
  * its follower; the consumer tails the FOLLOWER's queue with the library. So the latency is client seal, client →
- * leader, the leader's append, leader → follower, the follower's write and read; in quorum mode the producer's send
- * also waits for the leader's ack after the follower's (one write in flight: the producer's rate is bounded by that
- * round trip). Compare with {@code peer-aeron-udp-rtt} and {@code replicated-*} from the same run.
+ * leader, the leader's append, leader → follower, the follower's write and read. The producer writes with
+ * {@code RemoteAppender.writeAsync}: up to the client's window (default 1,024 appends or 1 MiB) in flight, acknowledged
+ * by the leader's coalesced acks (in quorum mode once the follower holds them); a full window makes the producer wait
+ * (producer lateness: "rate not kept"). Compare with {@code peer-aeron-udp-rtt} and {@code replicated-*} from the same run.
  *
  * <p>Remote tail: the producer appends with the library on the LEADER's queue; the consumer is a {@link RemoteTailer}
  * (its own embedded media driver, driven by the consumer thread) served by the FOLLOWER over Aeron UDP loopback,
@@ -98,9 +99,10 @@ public final class RemoteAppendSubject implements Subject {
         writeOwnerOnly(credential, randomBytes(32));
         clientCredential = root.resolve("client-credential");
         writeOwnerOnly(clientCredential, randomBytes(32));
-        peers = List.of(
+        peers = io.queueenterprise.replication.config.LocalIdentities.assign(List.of(
                 new NodeConfig.Peer("replica-0", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort()),
-                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort()));
+                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort(), LoopbackPorts.freeUdpPort())),
+                root.resolve("identities"));
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
                 ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
@@ -160,7 +162,8 @@ public final class RemoteAppendSubject implements Subject {
     private NodeConfig nodeConfig(Path root, String id, Path credential, NodeConfig.QueueSpec queue) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory,
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
     }
 
     private static byte[] randomBytes(int n) {
@@ -183,14 +186,22 @@ public final class RemoteAppendSubject implements Subject {
         // built on the producer thread: the client is driven by the thread that writes
         RemoteQueue remote = RemoteQueue.builder(clientAddresses())
                 .queue(QUEUE).clientCredential(clientCredential).keyRing(ring).ackTimeout(ACK_TIMEOUT).build();
-        QueueAppender appender = remote.createAppender();
+        // pipelined: writeAsync keeps up to the window in flight; the latency is read where the consumer reads
+        io.queueenterprise.remote.RemoteAppender appender = remote.createAppender(new io.queueenterprise.remote.AppendListener() {
+            @Override public void onAcknowledged(long correlation, long index) {
+            }
+
+            @Override public void onFailed(long correlation, io.queueenterprise.remote.RemoteQueueException failure) {
+                throw failure;
+            }
+        });
         byte[] message = new byte[config.messageSize()];
         // the time in the order the library consumer's Bytes.readLong reads it (native)
         java.nio.ByteBuffer time = java.nio.ByteBuffer.wrap(message).order(java.nio.ByteOrder.nativeOrder());
         return new Producer() {
             @Override public void send(long intendedNanos) {
                 time.putLong(0, intendedNanos);
-                appender.write(message);
+                appender.writeAsync(message, 0, message.length, intendedNanos);
             }
 
             @Override public void close() {

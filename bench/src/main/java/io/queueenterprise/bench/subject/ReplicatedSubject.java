@@ -77,9 +77,9 @@ public final class ReplicatedSubject implements Subject {
         Files.createDirectories(root);
         Path credential = root.resolve("peer-credential");
         writeOwnerOnly(credential, randomBytes(32));
-        List<NodeConfig.Peer> peers = List.of(
+        List<NodeConfig.Peer> peers = io.queueenterprise.replication.config.LocalIdentities.assign(List.of(
                 new NodeConfig.Peer("replica-0", "127.0.0.1", LoopbackPorts.freeUdpPort()),
-                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort()));
+                new NodeConfig.Peer("replica-1", "127.0.0.1", LoopbackPorts.freeUdpPort())), root.resolve("identities"));
         NodeConfig.QueueSpec queue = new NodeConfig.QueueSpec(QUEUE, "FAST_DAILY", NodeConfig.Encryption.AES_128_CTR_POLY1305,
                 ackMode, ACK_TIMEOUT, NodeConfig.Retention.unbounded());
         this.ring = KeyRing.single(MasterKey.of(1, randomBytes(32)));
@@ -128,7 +128,8 @@ public final class ReplicatedSubject implements Subject {
                                          NodeConfig.QueueSpec queue) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                idleStrategy());
+                idleStrategy()).withIdentityKeyFile(
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
     }
 
     /** Busy-spinning nodes need a core each beside the producer and the consumer. */

@@ -63,7 +63,8 @@ import io.queueenterprise.operator.reconciler.dependent.StatefulSetDependentReso
  * Wires the workflow (one dependent resource per managed kind, applied before {@link #reconcile}) and then does what
  * JOSDK cannot: applies the optional PodMonitor, asks every replica's admin endpoint for its status, plans and carries out leadership
  * ({@link FailoverPlanner}, {@link FailoverExecutor}) and writes the status. Pod events (a leader's pod deleted)
- * trigger a reconcile at once; otherwise nodes are polled every {@link #POLL}.
+ * trigger a reconcile at once; otherwise nodes are polled every {@link #POLL}, or every {@link #SETTLING_POLL} while
+ * leadership or a rolling update is in motion ({@link #nextPoll}).
  */
 @Workflow(dependents = {
     @Dependent(name = "admin-token", type = AdminTokenSecretDependentResource.class),
@@ -79,6 +80,12 @@ import io.queueenterprise.operator.reconciler.dependent.StatefulSetDependentReso
 public class QueueClusterReconciler implements Reconciler<QueueCluster> {
     public static final String NAME = "queuecluster";
     static final Duration POLL = Duration.ofSeconds(10);
+    /**
+     * While a failover or a rolling update is under way: the next step waits on what only the nodes say (a restarted
+     * follower caught up, a promoted leader taking over), which no pod event reports. At {@link #POLL} each such
+     * step waited up to 10 s, a three-replica rollout about half a minute of waiting alone.
+     */
+    static final Duration SETTLING_POLL = Duration.ofSeconds(1);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
     private static final String PODS = "node-pods";
     private static final Logger LOG = LoggerFactory.getLogger(QueueClusterReconciler.class);
@@ -159,8 +166,10 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         }
         FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, clients,
             new StatusElectionRecorder(context.getClient(), cluster, metrics, started, false));
+        RollingUpdatePlanner.Step rolling = new RollingUpdatePlanner.UpToDate();
         if (plan instanceof Plan.Steady steady) {
-            outcome = rollingUpdate(cluster, context, steady, pods, clients, observations, outcome, started);
+            rolling = rollingStep(cluster, context, steady, pods, observations);
+            outcome = rollingUpdate(cluster, context, rolling, pods, clients, outcome, started);
         }
         String monitoringProblem = PodMonitorDependentResource.reconcile(cluster, context.getClient());
         if (monitoringProblem != null) {
@@ -183,7 +192,18 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             metrics.failoverCompleted(cluster, completed);
         }
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
-        return UpdateControl.patchStatus(cluster).rescheduleAfter(POLL);
+        return UpdateControl.patchStatus(cluster).rescheduleAfter(nextPoll(plan, rolling));
+    }
+
+    /**
+     * {@link #SETTLING_POLL} while leadership moves ({@code Elect}, {@code Repoint}) or a rolling update has a step
+     * left; {@link #POLL} when steady and up to date, and when no quorum is reachable (pod events, a pod turning Ready,
+     * say when that changes).
+     */
+    static Duration nextPoll(Plan plan, RollingUpdatePlanner.Step rolling) {
+        boolean leadershipMoving = plan instanceof Plan.Elect || plan instanceof Plan.Repoint;
+        boolean rollingOut = plan instanceof Plan.Steady && !(rolling instanceof RollingUpdatePlanner.UpToDate);
+        return leadershipMoving || rollingOut ? SETTLING_POLL : POLL;
     }
 
     /**
@@ -220,14 +240,12 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
     }
 
     /** One step of a rolling update, only from a steady cluster (RollingUpdatePlanner). */
-    private FailoverExecutor.Outcome rollingUpdate(QueueCluster cluster, Context<QueueCluster> context, Plan.Steady steady,
-                                                   Map<String, Pod> pods, Map<String, AdminClient> clients,
-                                                   Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome steadyOutcome,
-                                                   String started) {
-        Optional<StatefulSet> set = context.getSecondaryResource(StatefulSet.class);
-        String updateRevision = set.map(s -> s.getStatus() == null ? null : s.getStatus().getUpdateRevision()).orElse(null);
+    /** The rolling update's next step: the pods' revisions against the StatefulSet's update revision. */
+    private static RollingUpdatePlanner.Step rollingStep(QueueCluster cluster, Context<QueueCluster> context, Plan.Steady steady,
+                                                         Map<String, Pod> pods, Map<String, ReplicaObservation> observations) {
+        String updateRevision = updateRevision(context);
         if (updateRevision == null) {
-            return steadyOutcome;
+            return new RollingUpdatePlanner.UpToDate();
         }
         Map<String, String> revisions = new HashMap<>();
         pods.forEach((name, pod) -> {
@@ -236,8 +254,19 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
                 revisions.put(name, revision);
             }
         });
-        RollingUpdatePlanner.Step step = RollingUpdatePlanner.next(StatusModel.replicas(cluster), StatusModel.queues(cluster),
+        return RollingUpdatePlanner.next(StatusModel.replicas(cluster), StatusModel.queues(cluster),
             steady.term(), steady.leader(), revisions, updateRevision, observations);
+    }
+
+    private static String updateRevision(Context<QueueCluster> context) {
+        Optional<StatefulSet> set = context.getSecondaryResource(StatefulSet.class);
+        return set.map(s -> s.getStatus() == null ? null : s.getStatus().getUpdateRevision()).orElse(null);
+    }
+
+    private FailoverExecutor.Outcome rollingUpdate(QueueCluster cluster, Context<QueueCluster> context, RollingUpdatePlanner.Step step,
+                                                   Map<String, Pod> pods, Map<String, AdminClient> clients,
+                                                   FailoverExecutor.Outcome steadyOutcome, String started) {
+        String updateRevision = updateRevision(context);
         ClusterNames names = ClusterNames.of(cluster);
         if (step instanceof RollingUpdatePlanner.Restart restart) {
             LOG.info("{}/{}: rolling update: restarting {}", names.namespace(), names.cluster(), restart.replica());

@@ -2,13 +2,15 @@ package io.queueenterprise.protocol.client;
 
 import org.agrona.DirectBuffer;
 
+import static io.queueenterprise.protocol.client.ClientProtocol.EPHEMERAL_LENGTH;
+import static io.queueenterprise.protocol.client.ClientProtocol.SIGNATURE_LENGTH;
 import static io.queueenterprise.protocol.client.ClientProtocol.HEADER_LENGTH;
 import static io.queueenterprise.protocol.client.ClientProtocol.NONCE_LENGTH;
 import static io.queueenterprise.protocol.client.ClientProtocol.PROOF_LENGTH;
 
 /**
- * CHALLENGE, node → client (handshake MAC): both nonces and the node's proof.
- * <pre>32 client nonce (echoed), 32 node nonce, 32 node proof</pre>
+ * CHALLENGE, node → client (handshake MAC): both nonces, the node's proof and its ephemeral key.
+ * <pre>32 client nonce (echoed), 32 node nonce, 32 node proof, 32 node ephemeral X25519 key</pre>
  */
 public final class ChallengeDecoder extends ClientFrameDecoder {
     public ChallengeDecoder() {
@@ -22,7 +24,7 @@ public final class ChallengeDecoder extends ClientFrameDecoder {
 
     @Override
     int checkBody(int at, int end) throws MalformedClientFrameException {
-        return need(at, 2 * NONCE_LENGTH + PROOF_LENGTH, end, "nonces and proof");
+        return need(at, 2 * NONCE_LENGTH + PROOF_LENGTH + EPHEMERAL_LENGTH, end, "nonces, proof and ephemeral key");
     }
 
     public void clientNonce(byte[] dst) {
@@ -35,5 +37,9 @@ public final class ChallengeDecoder extends ClientFrameDecoder {
 
     public void nodeProof(byte[] dst) {
         bytes(HEADER_LENGTH + 2 * NONCE_LENGTH, dst, PROOF_LENGTH);
+    }
+
+    public void nodeEphemeral(byte[] dst) {
+        bytes(HEADER_LENGTH + 2 * NONCE_LENGTH + PROOF_LENGTH, dst, EPHEMERAL_LENGTH);
     }
 }

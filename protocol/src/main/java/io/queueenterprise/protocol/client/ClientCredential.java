@@ -21,7 +21,9 @@ public final class ClientCredential implements AutoCloseable {
     private static final String HMAC = "HmacSHA256";
     private static final byte[] INFO_HANDSHAKE = ascii("queue-enterprise/client/v1/handshake");
     private static final byte[] INFO_PROOF = ascii("queue-enterprise/client/v1/proof");
-    private static final byte[] INFO_SESSION = ascii("queue-enterprise/client/v1/session");
+    /** v3: the X25519 secret in the key material, the client's name and both ephemeral keys in the info. */
+    private static final byte[] INFO_SESSION = ascii("queue-enterprise/client/v3/session");
+    private static final byte[] SIGNED_TRANSCRIPT = ascii("queue-enterprise/client/v3/transcript");
 
     private final byte[] secret;
 
@@ -51,23 +53,55 @@ public final class ClientCredential implements AutoCloseable {
         return new ClientFrameMac(hkdf(secret, new byte[32], INFO_HANDSHAKE));
     }
 
-    /** The MAC of every frame of one connection once both proofs checked. */
-    public ClientFrameMac sessionMac(long connection, byte[] clientNonce, byte[] nodeNonce) {
+    /**
+     * The MAC of every frame of one connection once both proofs checked: HKDF(credential ‖ X25519 secret, salt = both
+     * nonces, info = ".../v3/session" ‖ connection ‖ client name ‖ both ephemeral keys). The X25519 secret is known to
+     * the client and the node alone: another client holding the credential derives nothing from the wire.
+     */
+    public ClientFrameMac sessionMac(long connection, byte[] clientNonce, byte[] nodeNonce, byte[] sharedSecret,
+                                     byte[] clientEphemeral, byte[] nodeEphemeral, String clientName) {
         byte[] salt = concat(clientNonce, nodeNonce);
-        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 8).order(ByteOrder.LITTLE_ENDIAN)
-                .put(INFO_SESSION).putLong(connection).array();
-        return new ClientFrameMac(hkdf(secret, salt, info));
+        byte[] name = ascii(clientName);
+        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 8 + 1 + name.length + clientEphemeral.length + nodeEphemeral.length)
+                .order(ByteOrder.LITTLE_ENDIAN).put(INFO_SESSION).putLong(connection).put((byte) name.length).put(name)
+                .put(clientEphemeral).put(nodeEphemeral).array();
+        byte[] ikm = concat(secret, sharedSecret);
+        try {
+            return new ClientFrameMac(hkdf(ikm, salt, info));
+        } finally {
+            Arrays.fill(ikm, (byte) 0);
+        }
     }
 
-    /** The proof one side gives ({@code "node"} or {@code "client"}) over the connection and both fresh nonces. */
-    public byte[] proof(String side, long connection, String queue, byte[] clientNonce, byte[] nodeNonce) {
+    /**
+     * The proof one side gives ({@code "node"} or {@code "client"}) under the credential over the connection, the queue,
+     * the client's name, both fresh nonces and both ephemeral keys.
+     */
+    public byte[] proof(String side, long connection, String queue, String clientName, byte[] clientNonce, byte[] nodeNonce,
+                        byte[] clientEphemeral, byte[] nodeEphemeral) {
         byte[] key = hkdf(secret, new byte[32], INFO_PROOF);
         byte[] s = ascii(side);
         byte[] q = queue.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer input = ByteBuffer.allocate(1 + s.length + 8 + 1 + q.length + 2 * ClientProtocol.NONCE_LENGTH)
-                .order(ByteOrder.LITTLE_ENDIAN);
-        input.put((byte) s.length).put(s).putLong(connection).put((byte) q.length).put(q).put(clientNonce).put(nodeNonce);
+        byte[] n = ascii(clientName);
+        ByteBuffer input = ByteBuffer.allocate(1 + s.length + 8 + 1 + q.length + 1 + n.length + 2 * ClientProtocol.NONCE_LENGTH
+                        + clientEphemeral.length + nodeEphemeral.length).order(ByteOrder.LITTLE_ENDIAN);
+        input.put((byte) s.length).put(s).putLong(connection).put((byte) q.length).put(q).put((byte) n.length).put(n)
+                .put(clientNonce).put(nodeNonce).put(clientEphemeral).put(nodeEphemeral);
         return hmac(key, input.array());
+    }
+
+    /**
+     * What a named client signs with its identity key in its PROOF: the whole handshake (connection, queue, its name,
+     * both nonces, both ephemeral keys), so the signature stands for this connection alone.
+     */
+    public static byte[] signedTranscript(long connection, String queue, String clientName, byte[] clientNonce,
+                                          byte[] nodeNonce, byte[] clientEphemeral, byte[] nodeEphemeral) {
+        byte[] q = queue.getBytes(StandardCharsets.UTF_8);
+        byte[] n = ascii(clientName);
+        return ByteBuffer.allocate(SIGNED_TRANSCRIPT.length + 8 + 1 + q.length + 1 + n.length + 2 * ClientProtocol.NONCE_LENGTH
+                        + clientEphemeral.length + nodeEphemeral.length).order(ByteOrder.LITTLE_ENDIAN)
+                .put(SIGNED_TRANSCRIPT).putLong(connection).put((byte) q.length).put(q).put((byte) n.length).put(n)
+                .put(clientNonce).put(nodeNonce).put(clientEphemeral).put(nodeEphemeral).array();
     }
 
     public static boolean proofEquals(byte[] a, byte[] b) {

@@ -24,7 +24,18 @@ import java.nio.ByteOrder;
  * {@link TailFrom}, {@link TailMode}, {@link TailStatusKind}, {@link ClientAckMode}), never a Java ordinal.
  */
 public final class ClientProtocol {
-    public static final int VERSION = 2;
+    /**
+     * 3: per-client identities (CONNECT names the client and carries its ephemeral X25519 key, CHALLENGE the node's,
+     * PROOF the client's Ed25519 signature; session keys from the credential and the X25519 secret) and cumulative
+     * APPEND_ACKs (a run of consecutive writer sequences of one epoch, one index each). 2: write tags.
+     */
+    public static final int VERSION = 3;
+    /** The most writes one APPEND_ACK acknowledges (8 KiB of indexes: a reply channel's message is at most 16 KiB). */
+    public static final int MAX_ACKS_PER_FRAME = 1024;
+    /** An X25519 public key (CONNECT, CHALLENGE). */
+    public static final int EPHEMERAL_LENGTH = 32;
+    /** An Ed25519 signature (PROOF, CLAIM). */
+    public static final int SIGNATURE_LENGTH = 64;
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     public static final int HEADER_LENGTH = 24;
     public static final int MAC_LENGTH = FrameTrailerMac.LENGTH;

@@ -2,13 +2,17 @@ package io.queueenterprise.protocol.client;
 
 import org.agrona.DirectBuffer;
 
+import static io.queueenterprise.protocol.client.ClientProtocol.EPHEMERAL_LENGTH;
+import static io.queueenterprise.protocol.client.ClientProtocol.SIGNATURE_LENGTH;
 import static io.queueenterprise.protocol.client.ClientProtocol.HEADER_LENGTH;
 import static io.queueenterprise.protocol.client.ClientProtocol.NONCE_LENGTH;
 
 /**
- * CONNECT, client → node (handshake MAC): the client's nonce, the queue it wants, where to answer.
- * <pre>32 nonce, u8 queue name length (&gt; 0), queue name (UTF-8), u8 reply host length (&gt; 0), reply host (ASCII),
- * u16 reply port (&gt; 0)</pre>
+ * CONNECT, client → node (handshake MAC): the client's nonce and ephemeral key, the queue it wants, where to answer,
+ * and who it is.
+ * <pre>32 nonce, 32 ephemeral X25519 key, u8 queue name length (&gt; 0), queue name (UTF-8), u8 reply host length
+ * (&gt; 0), reply host (ASCII), u16 reply port (&gt; 0), u8 client name length, client name (ASCII; empty: a client
+ * without an identity, taken only by a node that authorises no named clients)</pre>
  */
 public final class ConnectDecoder extends ClientFrameDecoder {
     private int nameAt;
@@ -16,6 +20,8 @@ public final class ConnectDecoder extends ClientFrameDecoder {
     private int hostAt;
     private int hostLength;
     private int portAt;
+    private int clientAt;
+    private int clientLength;
 
     public ConnectDecoder() {
         super(ClientFrameType.CONNECT);
@@ -29,6 +35,7 @@ public final class ConnectDecoder extends ClientFrameDecoder {
     @Override
     int checkBody(int at, int end) throws MalformedClientFrameException {
         at = need(at, NONCE_LENGTH, end, "nonce");
+        at = need(at, EPHEMERAL_LENGTH, end, "ephemeral key");
         need(at, 1, end, "queue name length");
         nameLength = u8(at++);
         if (nameLength == 0) {
@@ -48,12 +55,25 @@ public final class ConnectDecoder extends ClientFrameDecoder {
         if (replyPort() == 0) {
             throw malformed("reply port", "0");
         }
-        return at;
+        need(at, 1, end, "client name length");
+        clientLength = u8(at++);
+        clientAt = at;
+        return need(at, clientLength, end, "client name");
     }
 
     /** Copies the client's nonce ({@link ClientProtocol#NONCE_LENGTH} bytes) into {@code dst}. */
     public void clientNonce(byte[] dst) {
         bytes(HEADER_LENGTH, dst, NONCE_LENGTH);
+    }
+
+    /** Copies the client's ephemeral X25519 key ({@link ClientProtocol#EPHEMERAL_LENGTH} bytes) into {@code dst}. */
+    public void clientEphemeral(byte[] dst) {
+        bytes(HEADER_LENGTH + NONCE_LENGTH, dst, EPHEMERAL_LENGTH);
+    }
+
+    /** The client's name; empty for a client without an identity. */
+    public String clientName() {
+        return ascii(clientAt, clientLength);
     }
 
     public String queueName() {

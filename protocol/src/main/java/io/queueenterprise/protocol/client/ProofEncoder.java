@@ -1,5 +1,7 @@
 package io.queueenterprise.protocol.client;
 
+import static io.queueenterprise.protocol.client.ClientProtocol.EPHEMERAL_LENGTH;
+import static io.queueenterprise.protocol.client.ClientProtocol.SIGNATURE_LENGTH;
 import static io.queueenterprise.protocol.client.ClientProtocol.PROOF_LENGTH;
 
 /** PROOF, client → node (handshake MAC): see {@link ProofDecoder}. */
@@ -8,9 +10,11 @@ public final class ProofEncoder extends ClientFrameEncoder<ProofEncoder> {
         super(ClientFrameType.PROOF);
     }
 
-    public int encode(long connection, long sequence, byte[] clientProof) {
+    /** @param signature the client identity's signature of the transcript; all zeros from a client without an identity */
+    public int encode(long connection, long sequence, byte[] clientProof, byte[] signature) {
         int at = begin(connection, sequence);
         bytes(at, clientProof, PROOF_LENGTH);
-        return finish(at + PROOF_LENGTH);
+        bytes(at + PROOF_LENGTH, signature, SIGNATURE_LENGTH);
+        return finish(at + PROOF_LENGTH + SIGNATURE_LENGTH);
     }
 }

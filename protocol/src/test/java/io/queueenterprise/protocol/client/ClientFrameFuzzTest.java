@@ -135,7 +135,13 @@ class ClientFrameFuzzTest {
                     byte[] env = new byte[f.envelopeLength()];
                     f.buffer().getBytes(f.envelopeOffset(), env);
                 }
-                case APPEND_ACK -> sink += outcome(APPEND_ACK.wrap(buffer, 0, input.length));
+                case APPEND_ACK -> {
+                    AppendAckDecoder f = APPEND_ACK.wrap(buffer, 0, input.length);
+                    sink += f.epoch() + f.writerSequence() + f.firstSequence() + f.term() + f.index();
+                    for (int i = 0; i < f.count(); i++) {
+                        sink += f.index(i);
+                    }
+                }
                 case APPEND_PENDING -> sink += outcome(APPEND_PENDING.wrap(buffer, 0, input.length));
                 case REFUSED -> {
                     RefusedDecoder f = REFUSED.wrap(buffer, 0, input.length);

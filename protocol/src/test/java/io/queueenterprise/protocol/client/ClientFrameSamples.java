@@ -30,14 +30,16 @@ final class ClientFrameSamples {
     static Map<ClientFrameType, byte[]> byType() {
         Map<ClientFrameType, byte[]> out = new LinkedHashMap<>();
         ExpandableArrayBuffer b = new ExpandableArrayBuffer(512);
-        out.put(ClientFrameType.CONNECT, copy(b, new ConnectEncoder().wrap(b, 0).encode(7, N32, "orders", "127.0.0.1", 40120)));
-        out.put(ClientFrameType.CHALLENGE, copy(b, new ChallengeEncoder().wrap(b, 0).encode(7, 1, N32, N32, N32)));
-        out.put(ClientFrameType.PROOF, copy(b, new ProofEncoder().wrap(b, 0).encode(7, 2, N32)));
+        out.put(ClientFrameType.CONNECT, copy(b, new ConnectEncoder().wrap(b, 0).encode(7, N32, N32, "orders", "127.0.0.1", 40120,
+                "orders-writer")));
+        out.put(ClientFrameType.CHALLENGE, copy(b, new ChallengeEncoder().wrap(b, 0).encode(7, 1, N32, N32, N32, N32)));
+        out.put(ClientFrameType.PROOF, copy(b, new ProofEncoder().wrap(b, 0).encode(7, 2, N32, new byte[64])));
         out.put(ClientFrameType.CONNECTED, copy(b, new ConnectedEncoder().wrap(b, 0).encode(7, 2, 3, true, ClientAckMode.QUORUM,
                 0, 262144, "127.0.0.1", 40121, DESCRIPTOR)));
         b.putBytes(ClientProtocol.APPEND_ENVELOPE, ENVELOPE);
         out.put(ClientFrameType.APPEND, copy(b, new AppendEncoder().wrap(b, 0).encodeAround(7, 3, 0, 3, 99, 5, ENVELOPE.length)));
-        out.put(ClientFrameType.APPEND_ACK, copy(b, new AppendAckEncoder().wrap(b, 0).encode(7, 3, 99, 5, 0x512b00000001L, 3)));
+        out.put(ClientFrameType.APPEND_ACK, copy(b, new AppendAckEncoder().wrap(b, 0).begin(7, 3, 99, 3)
+                .index(0x512b00000001L).index(0x512b00000004L).index(0x512b00000005L).end(7)));
         out.put(ClientFrameType.APPEND_PENDING, copy(b, new AppendPendingEncoder().wrap(b, 0).encode(7, 4, 99, 5, 0x512b00000001L, 3)));
         out.put(ClientFrameType.REFUSED, copy(b, new RefusedEncoder().wrap(b, 0).encode(7, 5, ClientRefusal.NOT_LEADER, 99, 5, 3,
                 "127.0.0.1", 40122, "follows replica-1")));

@@ -64,7 +64,7 @@ class ClientProtocolTest {
     @Test
     void connectRoundTrips() throws Exception {
         byte[] nonce = filled(32, 1);
-        int n = new ConnectEncoder().wrap(out, AT).encode(-5, nonce, "örders", "10.0.0.7", 65535);
+        int n = new ConnectEncoder().wrap(out, AT).encode(-5, nonce, filled(32, 2), "örders", "10.0.0.7", 65535, "orders-writer");
         ConnectDecoder d = new ConnectDecoder().wrap(out, AT, n);
         header(d, ClientFrameType.CONNECT, -5, 1, n);
         byte[] got = new byte[32];
@@ -73,11 +73,16 @@ class ClientProtocolTest {
         assertEquals("örders", d.queueName());
         assertEquals("10.0.0.7", d.replyHost());
         assertEquals(65535, d.replyPort());
+        d.clientEphemeral(got);
+        assertArrayEquals(filled(32, 2), got);
+        assertEquals("orders-writer", d.clientName());
+        int unnamed = new ConnectEncoder().wrap(out, AT).encode(-5, nonce, filled(32, 2), "orders", "10.0.0.7", 1, "");
+        assertEquals("", new ConnectDecoder().wrap(out, AT, unnamed).clientName());
     }
 
     @Test
     void challengeRoundTrips() throws Exception {
-        int n = new ChallengeEncoder().wrap(out, AT).encode(9, 2, filled(32, 1), filled(32, 2), filled(32, 3));
+        int n = new ChallengeEncoder().wrap(out, AT).encode(9, 2, filled(32, 1), filled(32, 2), filled(32, 3), filled(32, 6));
         ChallengeDecoder d = new ChallengeDecoder().wrap(out, AT, n);
         header(d, ClientFrameType.CHALLENGE, 9, 2, n);
         byte[] got = new byte[32];
@@ -87,16 +92,21 @@ class ClientProtocolTest {
         assertArrayEquals(filled(32, 2), got);
         d.nodeProof(got);
         assertArrayEquals(filled(32, 3), got);
+        d.nodeEphemeral(got);
+        assertArrayEquals(filled(32, 6), got);
     }
 
     @Test
     void proofRoundTrips() throws Exception {
-        int n = new ProofEncoder().wrap(out, AT).encode(9, 3, filled(32, 4));
+        int n = new ProofEncoder().wrap(out, AT).encode(9, 3, filled(32, 4), filled(64, 5));
         ProofDecoder d = new ProofDecoder().wrap(out, AT, n);
         header(d, ClientFrameType.PROOF, 9, 3, n);
         byte[] got = new byte[32];
         d.clientProof(got);
         assertArrayEquals(filled(32, 4), got);
+        byte[] signature = new byte[64];
+        d.signature(signature);
+        assertArrayEquals(filled(64, 5), signature);
     }
 
     @Test
@@ -148,6 +158,22 @@ class ClientProtocolTest {
         assertEquals(5, ack.writerSequence());
         assertEquals(0x512b00000001L, ack.index());
         assertEquals(3, ack.term());
+        assertEquals(1, ack.count());
+        n = new AppendAckEncoder().wrap(out, AT).begin(9, 8, 99, 4).index(10).index(12).index(13).end(7);
+        ack = new AppendAckDecoder().wrap(out, AT, n);
+        header(ack, ClientFrameType.APPEND_ACK, 9, 8, n);
+        assertEquals(3, ack.count());
+        assertEquals(5, ack.firstSequence());
+        assertEquals(7, ack.writerSequence());
+        assertEquals(10, ack.index(0));
+        assertEquals(12, ack.index(1));
+        assertEquals(13, ack.index());
+        assertEquals(4, ack.term());
+        int runLength = n;
+        out.putInt(AT + ClientProtocol.HEADER_LENGTH + 24, 0, ClientProtocol.ORDER);
+        assertThrows(MalformedClientFrameException.class, () -> new AppendAckDecoder().wrap(out, AT, 24 + 32 + 16));
+        out.putInt(AT + ClientProtocol.HEADER_LENGTH + 24, ClientProtocol.MAX_ACKS_PER_FRAME + 1, ClientProtocol.ORDER);
+        assertThrows(MalformedClientFrameException.class, () -> new AppendAckDecoder().wrap(out, AT, runLength));
         n = new AppendPendingEncoder().wrap(out, AT).encode(9, 8, 98, 4, 0x512b00000002L, 2);
         AppendPendingDecoder pending = new AppendPendingDecoder().wrap(out, AT, n);
         header(pending, ClientFrameType.APPEND_PENDING, 9, 8, n);
@@ -331,7 +357,7 @@ class ClientProtocolTest {
         // type, byte offset of the code, an unknown code, the field the error names
         assertUnknown(ClientFrameType.CONNECTED, ClientProtocol.HEADER_LENGTH + 9, 3, "ack mode");
         assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 0, "refusal reason");
-        assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 22, "refusal reason");
+        assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 23, "refusal reason");
         assertUnknown(ClientFrameType.TAIL_OPEN, ClientProtocol.HEADER_LENGTH + 2, 4, "tail from");
         assertUnknown(ClientFrameType.TAIL_OPEN, ClientProtocol.HEADER_LENGTH + 3, 2, "tail mode");
         assertUnknown(ClientFrameType.TAIL_STATUS, ClientProtocol.HEADER_LENGTH + 8, 2, "tail status kind");

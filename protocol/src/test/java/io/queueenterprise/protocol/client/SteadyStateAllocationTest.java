@@ -35,7 +35,7 @@ class SteadyStateAllocationTest {
         byte[] secret = new byte[32];
         Arrays.fill(secret, (byte) 5);
         try (ClientCredential credential = ClientCredential.of(secret)) {
-            mac = credential.sessionMac(7, new byte[32], new byte[32]);
+            mac = credential.sessionMac(7, new byte[32], new byte[32], new byte[32], new byte[32], new byte[32], "");
         }
     }
 
@@ -55,7 +55,8 @@ class SteadyStateAllocationTest {
             UnsafeBuffer b = (i & 1) == 0 ? onHeap : offHeap;
             int length = append.wrap(b, 0).encodeAround(7, i, 0, 3, 99, i, 200);
             sum += roundTrip(b, length) == in.append ? in.append.writerSequence() : -1;
-            length = ((i & 2) == 0 ? ack : pending).wrap(b, 0).encode(7, i, 99, i, 1000 + i, 3);
+            length = (i & 2) == 0 ? ack.wrap(b, 0).begin(7, i, 99, 3).index(1000 + i).index(1001 + i).end(i)
+                    : pending.wrap(b, 0).encode(7, i, 99, i, 1000 + i, 3);
             ClientFrameDecoder f = roundTrip(b, length);
             sum += f == in.appendAck ? in.appendAck.index() : in.appendPending.index();
             length = data.wrap(b, 0).encodeAround(7, i, 5, 1000 + i, 1000, 0, 1000);

@@ -16,6 +16,11 @@ public enum ClientDrop {
     REPLAYED_CONNECT,
     /** A CLAIM whose public key does not commit to its epoch, or whose signature does not verify for the connection. */
     BAD_CLAIM,
+    /**
+     * A CONNECT naming no client of the node's authorised set (never authorised, revoked, or no name where names are
+     * required); answered once with a REFUSED {@code UNKNOWN_CLIENT}.
+     */
+    UNKNOWN_CLIENT,
     /** Valid, but not what the node takes at that point (e.g. an APPEND before the proof). */
     UNEXPECTED
 }

@@ -10,7 +10,6 @@ import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.protocol.client.AppendAckEncoder;
 import io.queueenterprise.protocol.client.AppendDecoder;
-import io.queueenterprise.protocol.client.AppendOutcomeEncoder;
 import io.queueenterprise.protocol.client.AppendPendingEncoder;
 import io.queueenterprise.protocol.client.ChallengeEncoder;
 import io.queueenterprise.protocol.client.ClientAckMode;
@@ -83,9 +82,21 @@ public final class ClientGateway {
     private final WriteKeyFiles writeKeys;
     private final SecureRandom random = new SecureRandom();
     private final AtomicLongArray drops = new AtomicLongArray(ClientDrop.values().length);
+    /** Drops per named client (authorised names, and {@link #UNNAMED} for any other), created off the hot path. */
+    private final java.util.concurrent.ConcurrentHashMap<String, AtomicLongArray> dropsByClient = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where drops of frames naming no authorised client are counted. */
+    public static final String UNNAMED = "(unknown)";
+    /** The authorised set a reload offered (any thread); taken by the duty cycle. Null: no named clients required. */
+    private volatile AuthorisedClients offered;
+    /** The set in force (duty-cycle thread). */
+    private AuthorisedClients authorised;
+    private long lastIdentityLogNanos;
+    /** Client sessions established (both proofs checked) since start; written on the duty thread only. */
+    private final java.util.concurrent.atomic.AtomicLong sessionsEstablished = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicLongArray refusals = new AtomicLongArray(ClientRefusal.values().length + 1);
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
-    private final List<Session> pendingAcks = new ArrayList<>();
+    /** Connections with acknowledgements queued ({@link Session#acking}). */
+    private final ArrayList<Session> ackingSessions = new ArrayList<>(MAX_SESSIONS + 16);
     /** The frame taken last: {@link #frame} is the decoder of its type, one of {@link #in}'s. */
     private final ClientFrameDecoders in = new ClientFrameDecoders();
     private ClientFrameDecoder frame;
@@ -94,7 +105,7 @@ public final class ClientGateway {
     private final AppendAckEncoder appendAckEncoder = new AppendAckEncoder();
     private final AppendPendingEncoder appendPendingEncoder = new AppendPendingEncoder();
     private final RefusedEncoder refusedEncoder = new RefusedEncoder();
-    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(4096);
+    private final ExpandableArrayBuffer tx = new ExpandableArrayBuffer(16 * 1024); // an APPEND_ACK of 1,024 indexes fits
     /** An envelope's header, read out for its shape check (the envelope itself is never copied before the store). */
     private final byte[] envelopeHeader = new byte[Envelope.HEADER_LENGTH];
 
@@ -109,12 +120,56 @@ public final class ClientGateway {
     private int refusalSessions;
     private static final int MAX_REFUSAL_SESSIONS = 16;
     private volatile long appended;
+    private volatile long ackFrames;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
+        this(config, credential, null);
+    }
+
+    /**
+     * @param authorised the clients this node takes, by name and identity key; null: any client that proves the
+     *                   cluster's client credential (no per-client identity)
+     */
+    public ClientGateway(NodeConfig config, ClientCredential credential, AuthorisedClients authorised) {
         this.config = config;
         this.credential = credential;
         this.handshakeMac = credential.handshakeMac();
         this.writeKeys = new WriteKeyFiles(config.writeKeyDirectory());
+        this.offered = authorised;
+        this.authorised = authorised;
+    }
+
+    /**
+     * A new authorised set (a reload of the authorised-clients file; any thread). The duty cycle takes it at its next
+     * turn: clients no longer in it, or in it with another key, are refused {@code UNKNOWN_CLIENT} on their live
+     * sessions, which then close; the others carry on untouched.
+     */
+    public void authorise(AuthorisedClients set) {
+        offered = java.util.Objects.requireNonNull(set, "set");
+    }
+
+    /** The set in force, as last taken by the duty cycle. */
+    public AuthorisedClients authorised() {
+        return authorised;
+    }
+
+    /** Frames of the client {@code name} (or {@link #UNNAMED}) dropped for {@code reason}. Any thread. */
+    public long drops(String name, ClientDrop reason) {
+        AtomicLongArray counts = dropsByClient.get(name);
+        return counts == null ? 0 : counts.get(reason.ordinal());
+    }
+
+    /** Every client with a drop counted, and its counts by reason, for the metrics. Any thread. */
+    public java.util.Map<String, long[]> dropsByClient() {
+        java.util.Map<String, long[]> out = new java.util.TreeMap<>();
+        dropsByClient.forEach((name, counts) -> {
+            long[] c = new long[counts.length()];
+            for (int i = 0; i < c.length; i++) {
+                c[i] = counts.get(i);
+            }
+            out.put(name, c);
+        });
+        return out;
     }
 
     /** Called once the engine's Aeron client is up (duty-cycle thread). */
@@ -134,6 +189,10 @@ public final class ClientGateway {
     /** One duty cycle's share: read client frames, release quorum acks, keep the writer sessions current. */
     public int doWork(long now) {
         nowNanos = now;
+        AuthorisedClients set = offered;
+        if (set != authorised) {
+            revokeOutside(set);
+        }
         int work = subscription.poll(assembler, 64);
         for (int q = 0; q < writers.length; q++) {
             ReplicaStore store = node.store(q);
@@ -154,7 +213,7 @@ public final class ClientGateway {
             s.publication.close();
         }
         sessions.clear();
-        pendingAcks.clear();
+        ackingSessions.clear();
         if (tails != null) {
             tails.close();
         }
@@ -178,8 +237,18 @@ public final class ClientGateway {
     }
 
     /** Envelopes appended for clients since start. */
+    /** Client sessions established since start (a reconnect adds one; a revocation of others adds none). Any thread. */
+    public long sessionsEstablished() {
+        return sessionsEstablished.get();
+    }
+
     public long appended() {
         return appended;
+    }
+
+    /** APPEND_ACK frames sent since start (each acknowledges a run of appends: coalesced). */
+    public long ackFrames() {
+        return ackFrames;
     }
 
     /** Remote tails' counters (read from other threads: an estimate while the node runs). */
@@ -199,6 +268,36 @@ public final class ClientGateway {
 
     private void drop(ClientDrop reason) {
         drops.lazySet(reason.ordinal(), drops.get(reason.ordinal()) + 1); // one writer thread
+    }
+
+    /** A handshake drop, counted also against the client it names ({@link #UNNAMED} when none authorised). */
+    private void drop(ClientDrop reason, String clientName) {
+        drop(reason);
+        String name = authorised != null && authorised.key(clientName) != null ? clientName : UNNAMED;
+        AtomicLongArray counts = dropsByClient.computeIfAbsent(name, n -> new AtomicLongArray(ClientDrop.values().length));
+        counts.lazySet(reason.ordinal(), counts.get(reason.ordinal()) + 1);
+    }
+
+    /** Said at most once per 10 s: handshakes that name a client they cannot prove, or none authorised. */
+    private void logIdentity(String message) {
+        if (lastIdentityLogNanos == 0 || nowNanos - lastIdentityLogNanos > 10_000_000_000L) {
+            lastIdentityLogNanos = nowNanos;
+            LOG.warn(config.nodeId() + ": " + message);
+        }
+    }
+
+    /** Takes a new authorised set: the live sessions of clients it no longer holds (with their key) are refused and closed. */
+    private void revokeOutside(AuthorisedClients set) {
+        authorised = set;
+        for (Session s : sessions.values()) {
+            if (s.mac != null && !s.closeAfterReplies && !set.holds(s.clientName, s.clientKey)) {
+                LOG.warn(config.nodeId() + ": client '" + s.clientName + "' is no longer authorised: its connection "
+                        + Long.toHexString(s.connection) + " is closed");
+                refuse(s, s.mac, ClientRefusal.UNKNOWN_CLIENT, 0, 0, "client '" + s.clientName + "' is not authorised by node "
+                        + config.nodeId() + " (revoked)");
+                s.closeAfterReplies = true;
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ receive
@@ -255,8 +354,9 @@ public final class ClientGateway {
 
     private void onConnect(long connection) {
         if (!handshakeMac.verify(frame)) {
-            drop(ClientDrop.UNAUTHENTICATED);
-            refuseUnauthenticated(connection);
+            drop(ClientDrop.UNAUTHENTICATED, UNNAMED);
+            refuseBeforeSession(connection, ClientRefusal.UNAUTHENTICATED,
+                    "the CONNECT does not verify under this cluster's client credential");
             return;
         }
         if (sessions.containsKey(connection)) {
@@ -266,6 +366,22 @@ public final class ClientGateway {
             return;
         }
         ConnectDecoder connect = in.connect;
+        String clientName = connect.clientName();
+        byte[] clientKey = null;
+        if (authorised != null) {
+            clientKey = authorised.key(clientName);
+            if (clientKey == null) {
+                // Not in the set: never authorised, revoked, or a client without an identity. Told so, typed, once.
+                drop(ClientDrop.UNKNOWN_CLIENT, clientName);
+                logIdentity("a CONNECT names client '" + clientName + "', which this node does not authorise: refused");
+                refuseBeforeSession(connection, ClientRefusal.UNKNOWN_CLIENT, clientName.isEmpty()
+                        ? "node " + config.nodeId() + " takes named clients only (RemoteQueue.Builder.identity)"
+                        : "client '" + clientName + "' is not authorised by node " + config.nodeId());
+                return;
+            }
+        }
+        byte[] clientEphemeral = new byte[ClientProtocol.EPHEMERAL_LENGTH];
+        connect.clientEphemeral(clientEphemeral);
         String queueName = connect.queueName();
         String host = connect.replyHost();
         int port = connect.replyPort();
@@ -287,9 +403,25 @@ public final class ClientGateway {
         if (s == null) {
             return;
         }
+        io.queueenterprise.crypto.EphemeralKey ephemeral = io.queueenterprise.crypto.EphemeralKey.generate(random);
+        s.sharedSecret = ephemeral.agree(clientEphemeral);
+        if (s.sharedSecret == null) {
+            drop(ClientDrop.UNAUTHENTICATED, clientName); // a small-order point: an attacker's choice
+            s.refusalOnly = true;
+            refusalSessions++;
+            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0, "the CONNECT's ephemeral key is degenerate");
+            s.closeAfterReplies = true;
+            return;
+        }
+        s.clientName = clientName;
+        s.clientKey = clientKey;
+        s.clientEphemeral = clientEphemeral;
+        s.nodeEphemeral = ephemeral.publicKey();
         random.nextBytes(s.nodeNonce);
-        byte[] proof = credential.proof("node", connection, queueName, clientNonce, s.nodeNonce);
-        int length = challengeEncoder.wrap(tx, 0).encode(connection, ++s.txSequence, clientNonce, s.nodeNonce, proof);
+        byte[] proof = credential.proof("node", connection, queueName, clientName, clientNonce, s.nodeNonce, clientEphemeral,
+                s.nodeEphemeral);
+        int length = challengeEncoder.wrap(tx, 0).encode(connection, ++s.txSequence, clientNonce, s.nodeNonce, proof,
+                s.nodeEphemeral);
         handshakeMac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
     }
@@ -299,7 +431,7 @@ public final class ClientGateway {
      * {@link #MAX_REFUSAL_SESSIONS} such answers in flight, never replacing a session, one frame each; and an Aeron
      * publication sends data only to a receiver that answered its setup, so this cannot be aimed at a bystander.
      */
-    private void refuseUnauthenticated(long connection) {
+    private void refuseBeforeSession(long connection, ClientRefusal reason, String message) {
         if (refusalSessions >= MAX_REFUSAL_SESSIONS || sessions.containsKey(connection) || sessions.size() >= MAX_SESSIONS) {
             return;
         }
@@ -307,8 +439,7 @@ public final class ClientGateway {
         if (s != null) {
             refusalSessions++;
             s.refusalOnly = true;
-            refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
-                    "the CONNECT does not verify under this cluster's client credential");
+            refuse(s, handshakeMac, reason, 0, 0, message);
             s.closeAfterReplies = true;
         }
     }
@@ -328,20 +459,38 @@ public final class ClientGateway {
 
     private void onProof(Session s) {
         if (s.mac != null || s.refusalOnly || !handshakeMac.verify(frame)) {
-            drop(ClientDrop.UNAUTHENTICATED);
+            drop(ClientDrop.UNAUTHENTICATED, s.clientName);
             return;
         }
         byte[] proof = new byte[ClientProtocol.PROOF_LENGTH];
         in.proof.clientProof(proof);
-        byte[] expected = credential.proof("client", s.connection, s.queueName, s.clientNonce, s.nodeNonce);
+        byte[] expected = credential.proof("client", s.connection, s.queueName, s.clientName, s.clientNonce, s.nodeNonce,
+                s.clientEphemeral, s.nodeEphemeral);
         if (!ClientCredential.proofEquals(proof, expected)) {
-            drop(ClientDrop.UNAUTHENTICATED);
+            drop(ClientDrop.UNAUTHENTICATED, s.clientName);
             refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0,
                     "the client's proof does not verify: it does not hold this cluster's client credential");
             s.closeAfterReplies = true;
             return;
         }
-        s.mac = credential.sessionMac(s.connection, s.clientNonce, s.nodeNonce);
+        if (s.clientKey != null) {
+            byte[] signature = new byte[ClientProtocol.SIGNATURE_LENGTH];
+            in.proof.signature(signature);
+            if (!io.queueenterprise.crypto.IdentityKey.verify(s.clientKey, ClientCredential.signedTranscript(s.connection,
+                    s.queueName, s.clientName, s.clientNonce, s.nodeNonce, s.clientEphemeral, s.nodeEphemeral), signature)) {
+                drop(ClientDrop.UNAUTHENTICATED, s.clientName);
+                logIdentity("a PROOF in the name of client '" + s.clientName + "' is not signed by its identity key: refused");
+                refuse(s, handshakeMac, ClientRefusal.UNAUTHENTICATED, 0, 0, "the PROOF is not signed by the identity key"
+                        + " authorised for client '" + s.clientName + "'");
+                s.closeAfterReplies = true;
+                return;
+            }
+        }
+        s.mac = credential.sessionMac(s.connection, s.clientNonce, s.nodeNonce, s.sharedSecret, s.clientEphemeral,
+                s.nodeEphemeral, s.clientName);
+        java.util.Arrays.fill(s.sharedSecret, (byte) 0);
+        s.sharedSecret = null;
+        sessionsEstablished.lazySet(sessionsEstablished.get() + 1);
         s.rxSequence = frame.sequence();
         s.lastHeardNanos = nowNanos;
         int q = queuePosition(s.queueName);
@@ -474,18 +623,21 @@ public final class ClientGateway {
         }
         long last = w.lastSequence(epoch);
         long unsigned = sequence & 0xFFFF_FFFFL;
-        if (last >= 0 && unsigned == last) {
-            answer(s, epoch, sequence, w.lastIndex(epoch)); // a retry: the original index, nothing appended
-            return;
-        }
-        if (last >= 0 && unsigned < last) {
+        if (last >= 0 && unsigned <= last) {
+            // a resend (a retry, or a window resent after a failover): the original index, nothing appended
+            long held = w.indexOf(epoch, unsigned);
+            if (held >= 0) {
+                answer(s, epoch, sequence, held, true);
+                return;
+            }
             refuse(s, s.mac, ClientRefusal.REPLAYED, epoch, sequence, "writer sequence " + unsigned
-                    + " is below the last one this writer appended (" + last + ")");
+                    + " is below the last one this writer appended (" + last + ") and older than the appends this node remembers");
             return;
         }
         long expected = last + 1; // 0 for an epoch the queue holds nothing of
         if (unsigned != expected) {
-            refuse(s, s.mac, ClientRefusal.SEQUENCE_GAP, epoch, sequence, "expected writer sequence " + expected
+            // the REFUSED frame's writer sequence is the expected one: the client resends from there
+            refuse(s, s.mac, ClientRefusal.SEQUENCE_GAP, epoch, (int) expected, "expected writer sequence " + expected
                     + " for writer epoch " + Long.toHexString(epoch) + ", got " + unsigned + ": a writer's sequences have no gaps");
             return;
         }
@@ -507,12 +659,7 @@ public final class ClientGateway {
         }
         w.record(epoch, sequence, index);
         appended++;
-        if (node.spec(q).ackMode() != AckMode.QUORUM && !node.mayAcknowledge(System.nanoTime())) {
-            // the lease lapsed while it was written: written, not acknowledged (no answer; the client's resend is
-            // refused LEASE_LAPSED and goes to the new leader; this copy is quarantined when this node follows it)
-            return;
-        }
-        answer(s, epoch, sequence, index);
+        answer(s, epoch, sequence, index, false);
     }
 
     /**
@@ -537,41 +684,89 @@ public final class ClientGateway {
         return null;
     }
 
-    private void answer(Session s, long epoch, int sequence, long index) {
+    /**
+     * Queues the acknowledgement of writer {@code epoch}'s {@code sequence} at {@code index}: sent, coalesced with the
+     * connection's others, at the end of this duty cycle, or (quorum mode) of the first cycle in which the quorum
+     * index reaches it ({@link #releaseAcks}). A resend still waiting for the quorum is answered APPEND_PENDING at once
+     * (the client hears the node is alive and goes on waiting). A connection's queue of acks is bounded
+     * ({@link Session#ACK_CAPACITY}, above the client's largest window): beyond it, NOT_READY (nothing appended).
+     */
+    private void answer(Session s, long epoch, int sequence, long index, boolean resend) {
         int q = s.queue;
         boolean quorum = node.spec(q).ackMode() == AckMode.QUORUM;
-        if (!quorum || node.quorumIndex(q) >= index) {
-            sendAck(s, appendAckEncoder, epoch, sequence, index);
+        if (resend && quorum && node.quorumIndex(q) < index) {
+            sendPending(s, epoch, sequence, index);
+        }
+        if (!s.queueAck(epoch, sequence, index)) {
+            refuse(s, s.mac, ClientRefusal.NOT_READY, epoch, sequence, "node " + config.nodeId() + " holds "
+                    + Session.ACK_CAPACITY + " acknowledgements for this connection already: send fewer at once");
             return;
         }
-        sendAck(s, appendPendingEncoder, epoch, sequence, index);
-        if (s.pendingIndex < 0) {
-            pendingAcks.add(s);
+        if (!s.acking) {
+            s.acking = true;
+            ackingSessions.add(s);
         }
-        s.pendingIndex = index;
-        s.pendingEpoch = epoch;
-        s.pendingSequence = sequence;
     }
 
-    /** Quorum mode: acks whose index a majority now holds. A pending ack is never refused: it may still be durable. */
+    /**
+     * Sends every connection's queued acks that its queue's ack mode now allows (all of them, or in quorum mode those
+     * at or below the quorum index, on a leader), one APPEND_ACK per run of consecutive sequences of one epoch. A
+     * pending quorum ack is never refused: it may still become durable.
+     */
     private int releaseAcks() {
         int n = 0;
-        for (int i = pendingAcks.size() - 1; i >= 0; i--) {
-            Session s = pendingAcks.get(i);
-            if (s.closed) {
-                pendingAcks.remove(i);
-            } else if (node.role() == NodeStatus.Role.LEADER && node.quorumIndex(s.queue) >= s.pendingIndex) {
-                sendAck(s, appendAckEncoder, s.pendingEpoch, s.pendingSequence, s.pendingIndex);
-                s.pendingIndex = -1;
-                pendingAcks.remove(i);
-                n++;
+        // Outside quorum mode an ack goes only under the leader lease: one queued in a cycle during which the lease
+        // lapsed waits (written, not acknowledged) until it holds again; the client's resend meanwhile is refused
+        // LEASE_LAPSED, and if another node leads, this copy is quarantined when this node follows it.
+        boolean leased = node.mayAcknowledge(System.nanoTime());
+        for (int i = ackingSessions.size() - 1; i >= 0; i--) {
+            Session s = ackingSessions.get(i);
+            if (!s.closed) {
+                boolean quorum = node.spec(s.queue).ackMode() == AckMode.QUORUM;
+                long watermark = !quorum ? (leased ? Long.MAX_VALUE : Long.MIN_VALUE)
+                        : node.role() == NodeStatus.Role.LEADER ? node.quorumIndex(s.queue) : Long.MIN_VALUE;
+                n += sendAcks(s, watermark);
+            }
+            if (s.closed || s.ackCount == 0) {
+                s.acking = false;
+                int last = ackingSessions.size() - 1;
+                ackingSessions.set(i, ackingSessions.get(last));
+                ackingSessions.remove(last);
             }
         }
         return n;
     }
 
-    private void sendAck(Session s, AppendOutcomeEncoder<?> answer, long epoch, int sequence, long index) {
-        int length = answer.wrap(tx, 0).encode(s.connection, ++s.txSequence, epoch, sequence, index, node.term());
+    /** Sends {@code s}'s queued acks at or below {@code watermark}, in order; the frames sent. */
+    private int sendAcks(Session s, long watermark) {
+        int frames = 0;
+        long term = node.term();
+        while (s.ackCount > 0 && s.ackIndexes[s.ackHead] <= watermark) {
+            int head = s.ackHead;
+            long epoch = s.ackEpochs[head];
+            int sequence = s.ackSequences[head];
+            appendAckEncoder.wrap(tx, 0).begin(s.connection, ++s.txSequence, epoch, term).index(s.ackIndexes[head]);
+            s.popAck();
+            while (s.ackCount > 0 && appendAckEncoder.count() < ClientProtocol.MAX_ACKS_PER_FRAME) {
+                int next = s.ackHead;
+                if (s.ackEpochs[next] != epoch || s.ackSequences[next] != sequence + 1 || s.ackIndexes[next] > watermark) {
+                    break;
+                }
+                appendAckEncoder.index(s.ackIndexes[next]);
+                sequence++;
+                s.popAck();
+            }
+            int length = appendAckEncoder.end(sequence);
+            s.mac.sign(tx, 0, length);
+            s.send(tx, length, nowNanos);
+            frames++;
+            ackFrames++; // one writer thread
+        }
+        return frames;
+    }
+
+    private void sendPending(Session s, long epoch, int sequence, long index) {
+        int length = appendPendingEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, epoch, sequence, index, node.term());
         s.mac.sign(tx, 0, length);
         s.send(tx, length, nowNanos);
     }
@@ -651,9 +846,15 @@ public final class ClientGateway {
         long txSequence;
         long lastHeardNanos;
         long outboxSinceNanos;
-        long pendingIndex = -1;
-        long pendingEpoch;
-        int pendingSequence;
+        /** Acknowledgements queued for this connection (a ring from {@link #ackHead}), allocated at its first APPEND. */
+        static final int ACK_CAPACITY = 8192;
+        long[] ackEpochs;
+        int[] ackSequences;
+        long[] ackIndexes;
+        int ackHead;
+        int ackCount;
+        /** In the gateway's list of connections with acks queued. */
+        boolean acking;
         /** The writer epoch this connection proved it owns ({@link WriterClaim}), when {@link #claimed}. */
         long claimedEpoch;
         boolean claimed;
@@ -663,6 +864,14 @@ public final class ClientGateway {
         boolean closed;
         /** Opened only to refuse an unauthenticated CONNECT. */
         boolean refusalOnly;
+        /** The client's name as its CONNECT gave it; empty without an identity. */
+        String clientName = "";
+        /** The identity key it proved (null: the node authorises no named clients). */
+        byte[] clientKey;
+        byte[] clientEphemeral;
+        byte[] nodeEphemeral;
+        /** The X25519 secret, from CONNECT until the PROOF (then wiped). */
+        byte[] sharedSecret;
 
         Session(long connection, ExclusivePublication publication, String queueName, byte[] clientNonce, long now) {
             this.connection = connection;
@@ -670,6 +879,28 @@ public final class ClientGateway {
             this.queueName = queueName;
             this.clientNonce = clientNonce;
             this.lastHeardNanos = now;
+        }
+
+        boolean queueAck(long epoch, int sequence, long index) {
+            if (ackEpochs == null) {
+                ackEpochs = new long[ACK_CAPACITY];
+                ackSequences = new int[ACK_CAPACITY];
+                ackIndexes = new long[ACK_CAPACITY];
+            }
+            if (ackCount == ACK_CAPACITY) {
+                return false;
+            }
+            int slot = (ackHead + ackCount) & (ACK_CAPACITY - 1);
+            ackEpochs[slot] = epoch;
+            ackSequences[slot] = sequence;
+            ackIndexes[slot] = index;
+            ackCount++;
+            return true;
+        }
+
+        void popAck() {
+            ackHead = (ackHead + 1) & (ACK_CAPACITY - 1);
+            ackCount--;
         }
 
         void send(ExpandableArrayBuffer buffer, int length, long now) {

@@ -27,6 +27,13 @@ import java.util.Optional;
  * @param idleStrategy       how the node's one duty-cycle thread idles when there is no work
  * @param clientCredentialFile the per-cluster client credential (a Secret apart from data keys and the peer
  *                           credential) remote clients prove at connect; null: this node serves no remote clients
+ * @param identityKeyFile    this node's own identity key (Ed25519 seed; a Secret of its own that no other node holds):
+ *                           it signs this node's handshakes; every peer entry names the public key of its identity
+ *                           (docs/replication.md, per-node identity)
+ * @param authorisedClientsFile the remote clients this node takes, by name and identity public key (one
+ *                           {@code <name> <public key>} per line; a ConfigMap's file), re-read when it changes:
+ *                           a client removed is refused at its next CONNECT and its live sessions close. Null: any
+ *                           client proving the client credential (no per-client identity). Needs clientCredentialFile
  * @param writeKeyDirectory  the queues' write-authorisation keys (derived one way from the master keys, no data key):
  *                           {@code <writeKeyDirectory>/<queue>.<key id>.key} (flat: one Secret holds them), 32 bytes (hex, base64 or raw) each, read
  *                           when an APPEND first names the key id; a remote APPEND whose write tag does not verify under
@@ -38,7 +45,8 @@ import java.util.Optional;
  */
 public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                          List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
-                         Path clientCredentialFile, Path writeKeyDirectory, Duration leaseTimeout) {
+                         Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile,
+                         Path authorisedClientsFile, Duration leaseTimeout) {
     public static final int SCHEMA_VERSION = 1;
 
     public NodeConfig {
@@ -49,21 +57,21 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** A node that serves no remote clients. */
     public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
-        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null, null);
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null, null, null, null);
     }
 
     /** As before the lease existed: no lease ({@code leaseTimeout} zero). */
     public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
-                      Path clientCredentialFile, Path writeKeyDirectory) {
+                      Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile, Path authorisedClientsFile) {
         this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, writeKeyDirectory, Duration.ZERO);
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, Duration.ZERO);
     }
 
     /** The same document with another lease timeout. */
     public NodeConfig withLeaseTimeout(Duration timeout) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics,
-                idleStrategy, clientCredentialFile, writeKeyDirectory, timeout);
+                idleStrategy, clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, timeout);
     }
 
     /** A node that serves remote clients but holds no write key (it takes no remote APPEND). */
@@ -71,7 +79,27 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
                       Path clientCredentialFile) {
         this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, null);
+                clientCredentialFile, null, null, null);
+    }
+
+    /** As the canonical constructor, without authorised clients (any client proving the client credential). */
+    public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                      List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
+                      Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile) {
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, null);
+    }
+
+    /** This configuration with {@code file} as its authorised clients. */
+    public NodeConfig withAuthorisedClientsFile(Path file) {
+        return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, file, leaseTimeout);
+    }
+
+    /** This configuration with {@code identityKeyFile} as the node's identity key. */
+    public NodeConfig withIdentityKeyFile(Path identityKeyFile) {
+        return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout);
     }
 
     /** Whether this node serves remote clients (a client credential is configured). */
@@ -105,11 +133,21 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
 
     /**
      * A replica of the cluster and where its replication endpoint listens (UDP, Aeron); {@code clientPort} is where
-     * it takes remote clients (UDP, Aeron), 0 when it takes none. Nodes redirect clients to the leader's.
+     * it takes remote clients (UDP, Aeron), 0 when it takes none. Nodes redirect clients to the leader's. {@code identityKey}
+     * is the public key of its identity (Ed25519, base64 or hex of 32 bytes): its handshakes must be signed by it.
      */
-    public record Peer(String id, String host, int replicationPort, int clientPort) {
+    public record Peer(String id, String host, int replicationPort, int clientPort, String identityKey) {
         public Peer(String id, String host, int replicationPort) {
-            this(id, host, replicationPort, 0);
+            this(id, host, replicationPort, 0, null);
+        }
+
+        public Peer(String id, String host, int replicationPort, int clientPort) {
+            this(id, host, replicationPort, clientPort, null);
+        }
+
+        /** This peer with {@code identityKey} (the public key of its identity, base64 or hex). */
+        public Peer withIdentityKey(String identityKey) {
+            return new Peer(id, host, replicationPort, clientPort, identityKey);
         }
     }
 

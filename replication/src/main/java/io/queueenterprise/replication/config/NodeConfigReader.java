@@ -124,6 +124,7 @@ public final class NodeConfigReader {
             Path dataDirectory = doc.requiredPath("dataDirectory", base);
             List<Peer> peers = doc.requiredList("peers", this::peer);
             Path peerCredentialFile = doc.requiredPath("peerCredentialFile", base);
+            Path identityKeyFile = doc.optionalText("identityKeyFile").isPresent() ? doc.requiredPath("identityKeyFile", base) : null;
             List<QueueSpec> queues = doc.requiredList("queues", this::queue);
             Fields adminFields = doc.requiredObject("admin");
             Admin admin = new Admin(adminFields.optionalText("bindAddress").orElse(DEFAULT_BIND_ADDRESS),
@@ -143,6 +144,8 @@ public final class NodeConfigReader {
                 // a lease below the leader's heartbeat interval (100 ms) lapses between two heartbeats
                 throw new NodeConfigException("leaseTimeout", leaseTimeout + " is not 100ms .. 1m");
             }
+            Path authorisedClientsFile = doc.optionalText("authorisedClientsFile").isPresent()
+                    ? doc.requiredPath("authorisedClientsFile", base) : null;
             doc.refuseUnknown();
 
             unique(peers, Peer::id, "peers", "id");
@@ -188,17 +191,34 @@ public final class NodeConfigReader {
                     }
                 }
             }
+            if (authorisedClientsFile != null && clientCredentialFile == null) {
+                throw new NodeConfigException("authorisedClientsFile", "set, but without clientCredentialFile this node serves"
+                        + " no remote clients");
+            }
             if (writeKeyDirectory != null && clientCredentialFile == null) {
                 throw new NodeConfigException("writeKeyDirectory", "set, but without clientCredentialFile this node serves"
                         + " no remote clients, so it takes no remote APPEND to check");
             }
+            unique(peers, p -> p.identityKey() == null ? "unpinned " + p.id() : java.util.Base64.getEncoder().encodeToString(
+                    io.queueenterprise.crypto.IdentityKey.parsePublicKey(p.identityKey())), "peers", "identityKey");
+            if (self.identityKey() != null && identityKeyFile == null) {
+                throw new NodeConfigException("identityKeyFile", "missing: peers[" + peers.indexOf(self) + "].identityKey pins"
+                        + " this node's identity, whose key file it needs");
+            } // one identity per node: no node may speak as another
             return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
-                    clientCredentialFile, writeKeyDirectory, leaseTimeout);
+                    clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout);
         }
 
         Peer peer(Fields f) {
             Peer peer = new Peer(f.requiredName("id"), f.requiredText("host"), f.requiredInt("replicationPort", 1, 65535),
-                    f.optionalInt("clientPort", 1, 65535).orElse(0));
+                    f.optionalInt("clientPort", 1, 65535).orElse(0), f.optionalText("identityKey").orElse(null));
+            if (peer.identityKey() != null) {
+                try {
+                    io.queueenterprise.crypto.IdentityKey.parsePublicKey(peer.identityKey());
+                } catch (IllegalArgumentException e) {
+                    throw new NodeConfigException(f.path("identityKey"), e.getMessage());
+                }
+            }
             if (peer.host().chars().anyMatch(Character::isWhitespace)) {
                 throw new NodeConfigException(f.path("host"), quote(peer.host()) + " is not a host name or address");
             }

@@ -105,6 +105,7 @@ final class InboundFrames implements ControlledFragmentHandler {
             return Action.CONTINUE;
         }
         PeerLink p = peers[sender];
+        drops.handlingPeer(sender);
         long previousSequence = p.rxSequence;
         FrameType type = frame.type();
         boolean handshakeFrame = type == FrameType.CHALLENGE || type == FrameType.CHALLENGE_RESPONSE || type == FrameType.PROOF;
@@ -116,11 +117,11 @@ final class InboundFrames implements ControlledFragmentHandler {
             }
         } else {
             if (!p.established() || frame.sessionId() != p.sessionId) {
-                drops.increment(DropReason.UNKNOWN_SESSION);
+                drops.increment(impersonation(sender, DropReason.UNKNOWN_SESSION));
                 return Action.CONTINUE;
             }
             if (!p.rxMac.verify(frame)) {
-                drops.increment(DropReason.BAD_MAC);
+                drops.increment(impersonation(sender, DropReason.BAD_MAC));
                 return Action.CONTINUE;
             }
             if (frame.sequence() <= p.rxSequence) {
@@ -154,6 +155,32 @@ final class InboundFrames implements ControlledFragmentHandler {
             drops.increment(DropReason.MALFORMED);
         }
         return Action.CONTINUE;
+    }
+
+    /**
+     * A session frame is not of the session of the sender it names, or fails its MAC. The sender field is bound to an
+     * identity: that position's session keys are known to this node and that peer's identity alone (X25519 in the
+     * handshake), so such a frame is dropped either way. Did another established peer send it on its own session
+     * under that name? Tried only on this failure path, and a MAC only where the session id is another live session's,
+     * so that the counter and the log name who really sent it.
+     *
+     * @param otherwise the reason when no other session's key verifies it
+     */
+    private DropReason impersonation(int claimed, DropReason otherwise) {
+        for (PeerLink other : peers) {
+            if (other != null && other.position != claimed && other.established() && frame.sessionId() == other.sessionId
+                    && other.rxMac.verify(frame)) {
+                drops.handlingPeer(other.position);
+                long now = System.nanoTime();
+                if (other.lastIdentityFailureLoggedNanos == 0 || now - other.lastIdentityFailureLoggedNanos > 10_000_000_000L) {
+                    other.lastIdentityFailureLoggedNanos = now;
+                    LOG.warn(settings.nodeId() + ": " + other.id + " sent a " + frame.type() + " in the name of "
+                            + peers[claimed].id + " on its own session: dropped (a node speaking as another)");
+                }
+                return DropReason.SENDER_MISMATCH;
+            }
+        }
+        return otherwise;
     }
 
     /** @return false to read the frame again next cycle (back-pressure from a follower's writer) */

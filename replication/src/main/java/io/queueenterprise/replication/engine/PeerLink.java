@@ -2,6 +2,7 @@ package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.QueueStatus;
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.ExpandableArrayBuffer;
 
@@ -65,7 +66,16 @@ final class PeerLink {
     long pendingSessionId;
     final byte[] initiatorNonce = new byte[32];
     final byte[] responderNonce = new byte[32];
+    /** Both sides' ephemeral X25519 public keys of the handshake in hand. */
+    final byte[] initiatorEphemeral = new byte[EphemeralKey.LENGTH];
+    final byte[] responderEphemeral = new byte[EphemeralKey.LENGTH];
+    /** This node's ephemeral key pair of the handshake in hand; dropped once the session keys are derived. */
+    EphemeralKey ephemeral;
+    /** Responder: the X25519 secret of the CHALLENGE answered, kept until its PROOF (then wiped). */
+    byte[] sharedSecret;
     long challengeSentNanos;
+    /** When a handshake frame in this peer's name last failed its signature was logged (rate limit); 0: never. */
+    long lastIdentityFailureLoggedNanos;
 
     /**
      * Responder: the session ids of the last {@value #REMEMBERED_CHALLENGES} CHALLENGEs answered. An initiator draws a

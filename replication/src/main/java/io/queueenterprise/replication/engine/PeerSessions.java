@@ -1,7 +1,9 @@
 package io.queueenterprise.replication.engine;
 
 import io.queueenterprise.replication.NodeStatus;
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.PeerIdentities;
 import io.queueenterprise.replication.session.SessionCrypto;
 import io.queueenterprise.replication.wire.Frame;
 import io.queueenterprise.replication.wire.FrameType;
@@ -20,8 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The authenticated session with each peer ({@link PeerLink.State}): the handshake (a follower challenges its
- * leader, both prove the peer credential over both nonces, then every frame is MACed under a key derived from
- * them), heartbeats, and the timeouts that drop a silent peer's session. Duty-cycle thread only.
+ * leader; handshake frames are MACed under the cluster's peer credential and signed with the sender's own identity
+ * key, each side contributes a nonce and an ephemeral X25519 key; then every frame is MACed under per-direction keys
+ * derived from the credential and the X25519 secret, see {@link SessionCrypto}), heartbeats, and the timeouts that
+ * drop a silent peer's session. Duty-cycle thread only.
  */
 final class PeerSessions {
     private static final Logger LOG = LoggerFactory.getLogger(PeerSessions.class);
@@ -31,6 +35,7 @@ final class PeerSessions {
     private final EngineSettings settings;
     private final int self;
     private final PeerCredential credential;
+    private final PeerIdentities identities;
     private final SecureRandom random = new SecureRandom();
     private final ControlFrames control;
     private final RoleController roles;
@@ -40,16 +45,18 @@ final class PeerSessions {
     private final HandshakeBody handshake = new HandshakeBody();
     private final HandshakeEncoder handshakeEncoder = new HandshakeEncoder();
     private final HeartbeatEncoder heartbeatEncoder = new HeartbeatEncoder();
-    private final byte[] proofScratch = new byte[HandshakeBody.PROOF_LENGTH];
+    private final byte[] signatureScratch = new byte[HandshakeBody.SIGNATURE_LENGTH];
     private final byte[] nonceScratch = new byte[HandshakeBody.NONCE_LENGTH];
+    private final byte[] ephemeralScratch = new byte[HandshakeBody.EPHEMERAL_LENGTH];
     /** Sessions established since start, with any peer (written here only, read by any thread). */
     private final AtomicLong established;
 
-    PeerSessions(EngineSettings settings, PeerCredential credential, ControlFrames control, RoleController roles,
-                 PeerLink[] peers, QueueReplica[] queues, FollowerSession follower, AtomicLong established) {
+    PeerSessions(EngineSettings settings, PeerCredential credential, PeerIdentities identities, ControlFrames control,
+                 RoleController roles, PeerLink[] peers, QueueReplica[] queues, FollowerSession follower, AtomicLong established) {
         this.settings = settings;
         this.self = settings.selfPosition();
         this.credential = credential;
+        this.identities = identities;
         this.control = control;
         this.roles = roles;
         this.peers = peers;
@@ -88,8 +95,14 @@ final class PeerSessions {
             p.challengeSentNanos = now;
             p.pendingSessionId = random.nextLong() & Long.MAX_VALUE;
             random.nextBytes(p.initiatorNonce);
+            p.ephemeral = EphemeralKey.generate(random);
+            byte[] ephemeral = p.ephemeral.publicKey();
+            System.arraycopy(ephemeral, 0, p.initiatorEphemeral, 0, ephemeral.length);
             p.moveTo(PeerLink.State.CHALLENGING, "CHALLENGE sent");
-            handshakeEncoder.challenge(control.handshake(FrameType.CHALLENGE, term, p.pendingSessionId), p.initiatorNonce);
+            byte[] signature = identities.sign(SessionCrypto.signedChallenge(p.pendingSessionId, self, p.position, term,
+                    p.initiatorNonce, p.initiatorEphemeral));
+            handshakeEncoder.challenge(control.handshake(FrameType.CHALLENGE, term, p.pendingSessionId), p.initiatorNonce,
+                    p.initiatorEphemeral, signature);
             control.sendHandshake(p, true); // lost or refused: retried after CHALLENGE_RETRY_NANOS
             return written + 1;
         }
@@ -132,8 +145,10 @@ final class PeerSessions {
     // ------------------------------------------------------------------------------------------------ handshake
 
     /**
-     * Responder (leader): answers with its nonce and proof; the session starts with the initiator's PROOF. A live
-     * session carries on meanwhile (anyone can replay a CHALLENGE); one seen lately is not answered at all.
+     * Responder (leader): checks the initiator's signature (the CHALLENGE is that peer's own, not another's under its
+     * name), answers with its nonce, ephemeral key and signature over the transcript; the session starts with the
+     * initiator's PROOF. A live session carries on meanwhile (anyone can replay a CHALLENGE); one seen lately is not
+     * answered at all.
      *
      * @return the reason it was dropped, or null when it was answered (or refused: this node does not lead)
      */
@@ -149,21 +164,39 @@ final class PeerSessions {
             // Replayed: answering would replace the nonces of a handshake in hand, failing its PROOF.
             return DropReason.REPLAYED;
         }
+        handshake.initiatorNonce(nonceScratch);
+        handshake.ephemeral(ephemeralScratch);
+        handshake.signature(signatureScratch);
+        if (!identities.verify(p.position, SessionCrypto.signedChallenge(frame.sessionId(), p.position, self, term,
+                nonceScratch, ephemeralScratch), signatureScratch)) {
+            return unauthenticated(p, "CHALLENGE");
+        }
+        EphemeralKey ephemeral = EphemeralKey.generate(random);
+        byte[] shared = ephemeral.agree(ephemeralScratch);
+        if (shared == null) {
+            return unauthenticated(p, "CHALLENGE (degenerate ephemeral key)");
+        }
         p.rememberChallenge(frame.sessionId());
-        handshake.initiatorNonce(p.initiatorNonce);
+        System.arraycopy(nonceScratch, 0, p.initiatorNonce, 0, nonceScratch.length);
+        System.arraycopy(ephemeralScratch, 0, p.initiatorEphemeral, 0, ephemeralScratch.length);
+        byte[] responderEphemeral = ephemeral.publicKey();
+        System.arraycopy(responderEphemeral, 0, p.responderEphemeral, 0, responderEphemeral.length);
+        wipe(p.sharedSecret);
+        p.sharedSecret = shared;
         random.nextBytes(p.responderNonce);
         p.pendingSessionId = frame.sessionId();
         p.moveTo(p.established() ? PeerLink.State.ESTABLISHED_RESPONDING : PeerLink.State.RESPONDING, "CHALLENGE answered");
-        byte[] proof = SessionCrypto.proof(credential, "responder", p.pendingSessionId, p.position, self, term,
-                p.initiatorNonce, p.responderNonce);
+        byte[] signature = identities.sign(SessionCrypto.signedTranscript("responder", p.pendingSessionId, p.position, self,
+                term, p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral));
         handshakeEncoder.challengeResponse(control.handshake(FrameType.CHALLENGE_RESPONSE, term, p.pendingSessionId),
-                p.initiatorNonce, p.responderNonce, proof);
+                p.initiatorNonce, p.responderNonce, p.responderEphemeral, signature);
         control.sendHandshake(p, false);
         return null;
     }
 
     /**
-     * Initiator (follower): checks the leader's proof over its own nonce, proves itself, and starts the session.
+     * Initiator (follower): checks the leader's signature over the transcript of its own CHALLENGE, signs it in turn,
+     * and starts the session.
      *
      * @return the reason it was dropped, or null when the session started
      */
@@ -178,20 +211,26 @@ final class PeerSessions {
         }
         handshake.initiatorNonce(nonceScratch);
         if (!java.util.Arrays.equals(nonceScratch, p.initiatorNonce)) {
-            return DropReason.UNAUTHENTICATED;
+            return unauthenticated(p, "CHALLENGE_RESPONSE (another nonce)");
         }
-        handshake.responderNonce(p.responderNonce);
-        handshake.proof(proofScratch);
-        byte[] expected = SessionCrypto.proof(credential, "responder", p.pendingSessionId, self, p.position, term,
-                p.initiatorNonce, p.responderNonce);
-        if (!SessionCrypto.proofEquals(expected, proofScratch)) {
-            return DropReason.UNAUTHENTICATED;
+        handshake.responderNonce(nonceScratch);
+        handshake.ephemeral(ephemeralScratch);
+        handshake.signature(signatureScratch);
+        if (!identities.verify(p.position, SessionCrypto.signedTranscript("responder", p.pendingSessionId, self, p.position,
+                term, p.initiatorNonce, nonceScratch, p.initiatorEphemeral, ephemeralScratch), signatureScratch)) {
+            return unauthenticated(p, "CHALLENGE_RESPONSE");
         }
-        byte[] proof = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, self, p.position, term,
-                p.initiatorNonce, p.responderNonce);
-        handshakeEncoder.proof(control.handshake(FrameType.PROOF, term, p.pendingSessionId), proof);
+        byte[] shared = p.ephemeral.agree(ephemeralScratch);
+        if (shared == null) {
+            return unauthenticated(p, "CHALLENGE_RESPONSE (degenerate ephemeral key)");
+        }
+        System.arraycopy(nonceScratch, 0, p.responderNonce, 0, nonceScratch.length);
+        System.arraycopy(ephemeralScratch, 0, p.responderEphemeral, 0, ephemeralScratch.length);
+        byte[] signature = identities.sign(SessionCrypto.signedTranscript("initiator", p.pendingSessionId, self, p.position,
+                term, p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral));
+        handshakeEncoder.proof(control.handshake(FrameType.PROOF, term, p.pendingSessionId), signature);
         control.sendHandshake(p, false);
-        establish(p, true, self, p.position, now);
+        establish(p, true, self, p.position, shared, now);
         for (QueueReplica q : queues) {
             q.sessionLost("new session");
             q.dropPart(); // a new session starts any large excerpt over
@@ -200,38 +239,66 @@ final class PeerSessions {
         return null;
     }
 
-    /** Responder (leader): the initiator's proof checked, the new session replaces any old one. */
+    /** Responder (leader): the initiator's signature over the transcript checked, the new session replaces any old one. */
     DropReason onProof(PeerLink p, Frame frame, long now) throws MalformedFrameException {
         handshake.wrap(frame);
         if (roles.role() != NodeStatus.Role.LEADER || !p.awaitingProof() || frame.sessionId() != p.pendingSessionId) {
             return DropReason.UNEXPECTED;
         }
-        handshake.proof(proofScratch);
-        byte[] expected = SessionCrypto.proof(credential, "initiator", p.pendingSessionId, p.position, self, roles.term(),
-                p.initiatorNonce, p.responderNonce);
-        if (!SessionCrypto.proofEquals(expected, proofScratch)) {
-            return DropReason.UNAUTHENTICATED;
+        handshake.signature(signatureScratch);
+        if (!identities.verify(p.position, SessionCrypto.signedTranscript("initiator", p.pendingSessionId, p.position, self,
+                roles.term(), p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral), signatureScratch)) {
+            return unauthenticated(p, "PROOF");
         }
+        byte[] shared = p.sharedSecret;
+        p.sharedSecret = null;
         p.dropSession();
-        establish(p, false, p.position, self, now);
+        establish(p, false, p.position, self, shared, now);
         return null;
     }
 
-    /** Both proofs checked: this node signs with its own direction's key and verifies with the other's. */
-    private void establish(PeerLink p, boolean initiating, int initiator, int responder, long now) {
-        SessionCrypto.FrameMac toResponder = SessionCrypto.sessionMac(credential, SessionCrypto.Direction.INITIATOR_TO_RESPONDER,
-                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce);
-        SessionCrypto.FrameMac toInitiator = SessionCrypto.sessionMac(credential, SessionCrypto.Direction.RESPONDER_TO_INITIATOR,
-                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce);
+    /** The keys of both directions; this node signs with its own direction's key and verifies with the other's. */
+    private void establish(PeerLink p, boolean initiating, int initiator, int responder, byte[] shared, long now) {
+        SessionCrypto.FrameMac toResponder = SessionCrypto.sessionMac(credential, shared, SessionCrypto.Direction.INITIATOR_TO_RESPONDER,
+                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral);
+        SessionCrypto.FrameMac toInitiator = SessionCrypto.sessionMac(credential, shared, SessionCrypto.Direction.RESPONDER_TO_INITIATOR,
+                p.pendingSessionId, initiator, responder, p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral);
+        wipe(shared);
+        p.ephemeral = null;
         p.txMac = initiating ? toResponder : toInitiator;
         p.rxMac = initiating ? toInitiator : toResponder;
         p.sessionId = p.pendingSessionId;
-        p.moveTo(PeerLink.State.ESTABLISHED, "both proofs checked");
+        p.moveTo(PeerLink.State.ESTABLISHED, "both signatures checked");
         p.txSequence = 0;
         p.rxSequence = 0;
         p.lastHeardNanos = now;
         p.lastHeartbeatSentNanos = 0;
         p.leaderClockEcho = 0; // nothing of this session's leader heard yet
         established.lazySet(established.get() + 1); // one writer thread
+        if (LOG.isDebugEnabled()) {
+            LOG.debug(settings.nodeId() + ": session " + p.sessionId + " with " + p.id + " (identity "
+                    + identities.fingerprint(p.position) + ") established");
+        }
+    }
+
+    /**
+     * A handshake frame that holds the peer credential but not the identity key of the node it names: an insider (a
+     * node, or a stolen credential) speaking as another. Said at most once per 10 s per peer, naming the identity.
+     */
+    private DropReason unauthenticated(PeerLink p, String what) {
+        long now = System.nanoTime();
+        if (p.lastIdentityFailureLoggedNanos == 0 || now - p.lastIdentityFailureLoggedNanos > 10_000_000_000L) {
+            p.lastIdentityFailureLoggedNanos = now;
+            LOG.warn(settings.nodeId() + ": a " + what + " in the name of " + p.id + " is not signed by its identity key "
+                    + identities.fingerprint(p.position) + "...: dropped (a holder of the peer credential speaking as another"
+                    + " node, or a misconfigured identity)");
+        }
+        return DropReason.UNAUTHENTICATED;
+    }
+
+    private static void wipe(byte[] secret) {
+        if (secret != null) {
+            java.util.Arrays.fill(secret, (byte) 0);
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.queueenterprise.replication.NodeStatus;
 import io.queueenterprise.replication.client.ClientGateway;
 import io.queueenterprise.replication.client.HostedQueues;
 import io.queueenterprise.replication.session.PeerCredential;
+import io.queueenterprise.replication.session.PeerIdentities;
 import io.queueenterprise.replication.session.SessionCrypto;
 import org.agrona.concurrent.Agent;
 
@@ -46,6 +47,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
     private final EngineSettings settings;
     private final int self;
     private final PeerCredential credential;
+    private final PeerIdentities identities;
     private final SessionCrypto.FrameMac handshakeMac;
     private final NodeStateFile stateFile;
     private final DropCounters drops = new DropCounters();
@@ -73,16 +75,17 @@ public final class ReplicationAgent implements Agent, HostedQueues {
     /** Why {@link #onStart} failed (a port taken, say); null while it has not failed. Any thread. */
     private volatile RuntimeException startFailure;
 
-    public ReplicationAgent(EngineSettings settings, PeerCredential credential, Path aeronDirectory) {
-        this(settings, credential, aeronDirectory, null);
-    }
-
-    /** @param clients the remote-client gateway driven from this duty cycle, or null when the node serves none */
-    public ReplicationAgent(EngineSettings settings, PeerCredential credential, Path aeronDirectory, ClientGateway clients) {
+    /**
+     * @param identities this node's identity key and every replica's public key (docs/replication.md, per-node identity)
+     * @param clients    the remote-client gateway driven from this duty cycle, or null when the node serves none
+     */
+    public ReplicationAgent(EngineSettings settings, PeerCredential credential, PeerIdentities identities, Path aeronDirectory,
+                            ClientGateway clients) {
         this.settings = settings;
         this.self = settings.selfPosition();
         this.clients = clients;
         this.credential = credential;
+        this.identities = identities;
         this.handshakeMac = SessionCrypto.handshakeMac(credential);
         this.stateFile = new NodeStateFile(settings.dataDirectory());
         this.commands = new AdminCommands<>(settings.nodeId());
@@ -157,7 +160,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         follower = new FollowerSession(queues, drops, control);
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         roles = new RoleController(settings, stateFile, queues, peers, leaderSession, follower);
-        sessions = new PeerSessions(settings, credential, control, roles, peers, queues, follower, sessionsEstablished);
+        sessions = new PeerSessions(settings, credential, identities, control, roles, peers, queues, follower, sessionsEstablished);
         channels = new PeerChannels(settings, peers, resolver,
                 new InboundFrames(settings, handshakeMac, drops, control, roles, sessions, leaderSession, follower, peers, queues));
         statusBuilder = new StatusBuilder(settings, roles, queues, peers, drops, transport, resolver);

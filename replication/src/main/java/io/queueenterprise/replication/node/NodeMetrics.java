@@ -40,6 +40,7 @@ public final class NodeMetrics implements MultiCollector {
     private final LongSupplier unauthorizedAdminRequests;
     private final Map<String, RetentionTask.Counters> retention;
     private final Supplier<Map<String, Long>> framesDroppedByReason;
+    private final Supplier<java.util.List<DroppedFrames>> droppedFrames;
     /** Prometheus histograms are cumulative since start; the node hands out intervals: they add up here. */
     private final Map<String, Histogram> ackLatencyNanos = new HashMap<>();
 
@@ -49,6 +50,14 @@ public final class NodeMetrics implements MultiCollector {
      */
     public NodeMetrics(NodeControl node, NodeConfig config, LongSupplier unauthorizedAdminRequests,
                        Map<String, RetentionTask.Counters> retention, Supplier<Map<String, Long>> framesDroppedByReason) {
+        this(node, config, unauthorizedAdminRequests, retention, framesDroppedByReason, java.util.List::of);
+    }
+
+    /** @param droppedFrames the same counters by reason and frame type, and by reason and peer identity (non-zero cells) */
+    public NodeMetrics(NodeControl node, NodeConfig config, LongSupplier unauthorizedAdminRequests,
+                Map<String, RetentionTask.Counters> retention, Supplier<Map<String, Long>> framesDroppedByReason,
+                Supplier<java.util.List<DroppedFrames>> droppedFrames) {
+        this.droppedFrames = droppedFrames;
         this.node = node;
         this.config = config;
         this.unauthorizedAdminRequests = unauthorizedAdminRequests;
@@ -98,6 +107,24 @@ public final class NodeMetrics implements MultiCollector {
             droppedByReason.dataPoint(counterPoint(nodeLabel.add("reason", e.getKey()), e.getValue()));
         }
         out.add(droppedByReason.build());
+        CounterSnapshot.Builder droppedByType = counter("qe_node_frames_dropped_by_type",
+                "frames this node dropped since start, by reason and frame type (cells that are not zero)");
+        CounterSnapshot.Builder droppedByPeer = counter("qe_node_frames_dropped_by_peer",
+                "frames this node dropped since start, by reason and the replica identity they named (SENDER_MISMATCH: that sent them)");
+        CounterSnapshot.Builder droppedByClient = counter("qe_node_client_frames_dropped_by_client",
+                "remote clients' handshake frames this node dropped since start, by reason and the client they named ((unknown): none authorised)");
+        for (DroppedFrames d : droppedFrames.get()) {
+            if (d.client() != null) {
+                droppedByClient.dataPoint(counterPoint(nodeLabel.add("reason", d.reason()).add("client", d.client()), d.count()));
+            } else if (d.frameType() != null) {
+                droppedByType.dataPoint(counterPoint(nodeLabel.add("reason", d.reason()).add("type", d.frameType()), d.count()));
+            } else {
+                droppedByPeer.dataPoint(counterPoint(nodeLabel.add("reason", d.reason()).add("peer", d.peer()), d.count()));
+            }
+        }
+        out.add(droppedByType.build());
+        out.add(droppedByPeer.build());
+        out.add(droppedByClient.build());
 
         GaugeSnapshot.Builder last = gauge("qe_queue_last_index", "the last excerpt this replica holds (leader: appended; follower: replicated); -1 empty");
         GaugeSnapshot.Builder durable = gauge("qe_queue_durable_index", "the last index held with everything before it (what this node acknowledges)");

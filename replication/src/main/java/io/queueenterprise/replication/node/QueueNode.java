@@ -32,8 +32,15 @@ public final class QueueNode implements AutoCloseable {
         this.retention = retention;
     }
 
-    /** A started engine and its dropped-frame counters by reason (empty when it gives none). */
-    public record Engine(NodeControl control, Supplier<Map<String, Long>> framesDroppedByReason) {
+    /**
+     * A started engine, its dropped-frame counters by reason (empty when it gives none), and the same by reason and
+     * frame type and by reason and peer identity.
+     */
+    public record Engine(NodeControl control, Supplier<Map<String, Long>> framesDroppedByReason,
+                         Supplier<java.util.List<DroppedFrames>> droppedFrames) {
+        public Engine(NodeControl control, Supplier<Map<String, Long>> framesDroppedByReason) {
+            this(control, framesDroppedByReason, java.util.List::of);
+        }
     }
 
     /**
@@ -44,7 +51,7 @@ public final class QueueNode implements AutoCloseable {
                                   Duration retentionInterval) throws IOException {
         new AdminToken(config.admin().credentialFile());
         Engine engine = engineFactory.apply(config);
-        return start(config, engine.control(), engine.framesDroppedByReason(), retentionInterval);
+        return start(config, engine.control(), engine.framesDroppedByReason(), engine.droppedFrames(), retentionInterval);
     }
 
     /**
@@ -61,6 +68,13 @@ public final class QueueNode implements AutoCloseable {
      */
     public static QueueNode start(NodeConfig config, NodeControl engine, Supplier<Map<String, Long>> framesDroppedByReason,
                                   Duration retentionInterval) throws IOException {
+        return start(config, engine, framesDroppedByReason, java.util.List::of, retentionInterval);
+    }
+
+    /** As above, with the dropped-frame counters by reason and type and by reason and peer ({@link DroppedFrames}). */
+    public static QueueNode start(NodeConfig config, NodeControl engine, Supplier<Map<String, Long>> framesDroppedByReason,
+                                  Supplier<java.util.List<DroppedFrames>> droppedFrames, Duration retentionInterval)
+            throws IOException {
         AdminServer admin = null;
         MetricsServer metrics = null;
         RetentionTask retention = null;
@@ -68,7 +82,8 @@ public final class QueueNode implements AutoCloseable {
             retention = new RetentionTask(config, engine::status, Clock.systemUTC());
             admin = AdminServer.start(engine, config);
             metrics = MetricsServer.start(engine, config,
-                    new NodeMetrics(engine, config, admin::unauthorizedRequests, retention.counters(), framesDroppedByReason));
+                    new NodeMetrics(engine, config, admin::unauthorizedRequests, retention.counters(), framesDroppedByReason,
+                            droppedFrames));
             retention.start(retentionInterval);
             return new QueueNode(engine, admin, metrics, retention);
         } catch (IOException | RuntimeException e) {

@@ -8,31 +8,41 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The keys and MACs of the peer protocol, all from the peer credential with HKDF-SHA256 (RFC 5869) and HMAC-SHA256:
+ * The keys, signatures and MACs of the peer protocol (frame version 3). Two factors: the cluster's peer credential
+ * (shared by the replicas) and each node's own identity key (Ed25519, {@link PeerIdentities}); and a fresh X25519
+ * key pair per handshake side.
  * <ul>
  *   <li>handshake key = HKDF(credential, info "queue-enterprise/replication/v1/handshake"): MACs the three handshake
- *       frames, so frames from anyone without the credential are dropped before any work;</li>
- *   <li>proofs = HMAC(credential-derived proof key, role || session id || initiator || responder || term || both
- *       nonces): each side proves the credential over the other's fresh nonce (no replay of an old handshake);</li>
- *   <li>session keys, one per direction = HKDF(credential, salt = initiator nonce || responder nonce, info =
- *       ".../v2/session" || direction label || session id || initiator || responder): MAC every later frame of that
- *       session (HMAC-SHA256, first 16 bytes), each side signing with its own direction's key and verifying with the
- *       other's. Both fresh nonces make every session's keys new (a frame of an older session fails its MAC); the
- *       direction label makes a frame sent back to its sender (reflected) fail its MAC too; both node ids and the
- *       session id tie the keys to this pair and this session.</li>
+ *       frames, so frames from anyone without the credential are dropped before any signature is checked (an
+ *       Ed25519 verification costs tens of microseconds; a MAC, one);</li>
+ *   <li>signatures: the initiator signs its CHALLENGE (session id, both node ids, term, its nonce, its ephemeral
+ *       key), the responder signs the transcript (both nonces, both node ids, session id, term, both ephemeral keys)
+ *       in its CHALLENGE_RESPONSE and the initiator the same transcript in its PROOF, each with its own identity key,
+ *       each checked under the public key configured for the node id the frame claims; a role label in each signed
+ *       message keeps one side's signature from standing for the other's;</li>
+ *   <li>session keys, one per direction = HKDF(ikm = credential || X25519(ephemeral keys), salt = initiator nonce ||
+ *       responder nonce, info = ".../v3/session" || direction label || session id || initiator || responder || both
+ *       ephemeral keys): MAC every later frame of that session (HMAC-SHA256, first 16 bytes). The X25519 secret is
+ *       known to the two ends alone: a node holding the credential, or even another node's identity key, reads every
+ *       other input off the wire and still cannot derive a pair's keys it is not part of; the signed ephemeral keys
+ *       keep anyone from putting themselves in the middle. Both nonces make every session's keys new, the direction
+ *       label makes a reflected frame fail its MAC.</li>
  * </ul>
  */
 public final class SessionCrypto {
     private static final String ALGORITHM = "HmacSHA256";
     private static final byte[] INFO_HANDSHAKE = "queue-enterprise/replication/v1/handshake".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] INFO_PROOF = "queue-enterprise/replication/v1/proof".getBytes(StandardCharsets.US_ASCII);
-    /** v2: per-direction keys (v1 had one key for both directions); frames carry {@code Frame.VERSION} 2 since. */
-    private static final byte[] INFO_SESSION = "queue-enterprise/replication/v2/session".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * v3: an X25519 secret mixed in and both ephemeral keys bound (v2: per-direction keys from the credential alone; v1:
+     * one key for both directions); frames carry {@code Frame.VERSION} 3 since.
+     */
+    private static final byte[] INFO_SESSION = "queue-enterprise/replication/v3/session".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SIGNED_CHALLENGE = "queue-enterprise/replication/v3/challenge".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SIGNED_TRANSCRIPT = "queue-enterprise/replication/v3/transcript".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LABEL_INITIATOR_TO_RESPONDER = "initiator->responder".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LABEL_RESPONDER_TO_INITIATOR = "responder->initiator".getBytes(StandardCharsets.US_ASCII);
 
@@ -77,37 +87,54 @@ public final class SessionCrypto {
     }
 
     /**
-     * The MAC of one direction of a session: HKDF(credential, salt = both nonces, info = ".../v2/session" || direction
-     * label || session id || initiator || responder).
+     * The MAC of one direction of a session: HKDF(credential || X25519 secret, salt = both nonces, info = ".../v3/session"
+     * || direction label || session id || initiator || responder || initiator's ephemeral key || responder's).
      */
-    public static FrameMac sessionMac(PeerCredential credential, Direction direction, long sessionId, int initiator,
-                                      int responder, byte[] initiatorNonce, byte[] responderNonce) {
-        return new FrameMac(sessionKey(credential, direction, sessionId, initiator, responder, initiatorNonce, responderNonce));
+    public static FrameMac sessionMac(PeerCredential credential, byte[] sharedSecret, Direction direction, long sessionId,
+                                      int initiator, int responder, byte[] initiatorNonce, byte[] responderNonce,
+                                      byte[] initiatorEphemeral, byte[] responderEphemeral) {
+        return new FrameMac(sessionKey(credential, sharedSecret, direction, sessionId, initiator, responder, initiatorNonce,
+                responderNonce, initiatorEphemeral, responderEphemeral));
     }
 
-    static byte[] sessionKey(PeerCredential credential, Direction direction, long sessionId, int initiator, int responder,
-                             byte[] initiatorNonce, byte[] responderNonce) {
+    static byte[] sessionKey(PeerCredential credential, byte[] sharedSecret, Direction direction, long sessionId, int initiator,
+                             int responder, byte[] initiatorNonce, byte[] responderNonce, byte[] initiatorEphemeral,
+                             byte[] responderEphemeral) {
         byte[] salt = concat(initiatorNonce, responderNonce);
-        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 1 + direction.label.length + 12).order(ByteOrder.LITTLE_ENDIAN)
+        byte[] info = ByteBuffer.allocate(INFO_SESSION.length + 1 + direction.label.length + 12 + initiatorEphemeral.length
+                        + responderEphemeral.length).order(ByteOrder.LITTLE_ENDIAN)
                 .put(INFO_SESSION).put((byte) direction.label.length).put(direction.label)
-                .putLong(sessionId).putShort((short) initiator).putShort((short) responder).array();
-        return hkdf(credential.secret(), salt, info, 32);
+                .putLong(sessionId).putShort((short) initiator).putShort((short) responder)
+                .put(initiatorEphemeral).put(responderEphemeral).array();
+        byte[] ikm = concat(credential.secret(), sharedSecret);
+        try {
+            return hkdf(ikm, salt, info, 32);
+        } finally {
+            java.util.Arrays.fill(ikm, (byte) 0);
+        }
     }
 
-    /** The proof a side gives ("initiator" or "responder") over both nonces and the session's identity. */
-    public static byte[] proof(PeerCredential credential, String role, long sessionId, int initiator, int responder,
-                               long term, byte[] initiatorNonce, byte[] responderNonce) {
-        byte[] proofKey = hkdf(credential.secret(), new byte[32], INFO_PROOF, 32);
+    /** What the initiator signs in its CHALLENGE: who it is, whom it challenges, and its nonce and ephemeral key. */
+    public static byte[] signedChallenge(long sessionId, int initiator, int responder, long term, byte[] initiatorNonce,
+                                         byte[] initiatorEphemeral) {
+        return ByteBuffer.allocate(SIGNED_CHALLENGE.length + 20 + initiatorNonce.length + initiatorEphemeral.length)
+                .order(ByteOrder.LITTLE_ENDIAN).put(SIGNED_CHALLENGE).putLong(sessionId).putShort((short) initiator)
+                .putShort((short) responder).putLong(term).put(initiatorNonce).put(initiatorEphemeral).array();
+    }
+
+    /**
+     * What a side ("initiator" or "responder") signs to finish the handshake: the whole transcript, both nonces and both
+     * ephemeral keys. The role keeps the responder's signature from being replayed as the initiator's.
+     */
+    public static byte[] signedTranscript(String role, long sessionId, int initiator, int responder, long term,
+                                          byte[] initiatorNonce, byte[] responderNonce, byte[] initiatorEphemeral,
+                                          byte[] responderEphemeral) {
         byte[] r = role.getBytes(StandardCharsets.US_ASCII);
-        ByteBuffer input = ByteBuffer.allocate(1 + r.length + 8 + 4 + 8 + initiatorNonce.length + responderNonce.length)
-                .order(ByteOrder.LITTLE_ENDIAN);
-        input.put((byte) r.length).put(r).putLong(sessionId).putShort((short) initiator).putShort((short) responder)
-                .putLong(term).put(initiatorNonce).put(responderNonce);
-        return hmac(proofKey, input.array());
-    }
-
-    public static boolean proofEquals(byte[] a, byte[] b) {
-        return MessageDigest.isEqual(a, b);
+        return ByteBuffer.allocate(SIGNED_TRANSCRIPT.length + 1 + r.length + 20 + initiatorNonce.length + responderNonce.length
+                        + initiatorEphemeral.length + responderEphemeral.length).order(ByteOrder.LITTLE_ENDIAN)
+                .put(SIGNED_TRANSCRIPT).put((byte) r.length).put(r).putLong(sessionId).putShort((short) initiator)
+                .putShort((short) responder).putLong(term).put(initiatorNonce).put(responderNonce)
+                .put(initiatorEphemeral).put(responderEphemeral).array();
     }
 
     static byte[] hkdf(byte[] ikm, byte[] salt, byte[] info, int length) {

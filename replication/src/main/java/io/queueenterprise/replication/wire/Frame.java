@@ -27,10 +27,11 @@ import java.nio.ByteOrder;
 public final class Frame {
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     /**
-     * 2: per-direction session keys (see {@code SessionCrypto}); a version-1 node's session frames would fail every MAC
-     * here, so its frames are refused by version, visibly, rather than by MAC.
+     * 3: per-node identities (signed handshake, ephemeral X25519 keys in the session keys; see {@code SessionCrypto});
+     * 2: per-direction session keys. An earlier node's handshake frames have other lengths and its session frames would
+     * fail every MAC here, so its frames are refused by version, visibly, rather than by MAC.
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
     public static final int SENDER_OFFSET = 2;

@@ -121,6 +121,15 @@ class NodeConfigReaderTest {
                 .queues().get(0).retention().maxBytes().orElseThrow());
     }
 
+    @Test
+    void aPeerWithoutIdentityKeyIsReadUnpinned() {
+        NodeConfig config = NodeConfigReader.parse(GOOD.replace("    identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=\n", ""),
+                Path.of("/"));
+        assertEquals(null, config.peers().get(1).identityKey());
+        assertEquals("8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=", config.peers().get(0).identityKey());
+        assertEquals(Path.of("/identity/key"), config.identityKeyFile());
+    }
+
     /** A valid document; each bad case changes one thing in it. */
     static final String GOOD = """
             version: 1
@@ -130,10 +139,13 @@ class NodeConfigReaderTest {
               - id: replica-0
                 host: 127.0.0.1
                 replicationPort: 40100
+                identityKey: 8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=
               - id: replica-1
                 host: 127.0.0.1
                 replicationPort: 40101
+                identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=
             peerCredentialFile: /peer/credential
+            identityKeyFile: /identity/key
             queues:
               - name: orders
                 rollCycle: FAST_HOURLY
@@ -206,6 +218,11 @@ class NodeConfigReaderTest {
                         "peers[0].clientPort: 40100 is also this node's replicationPort"),
                 bad("    replicationPort: 40100", "    replicationPort: 40100\n    clientPort: 0",
                         "peers[0].clientPort: 0 is not an integer in 1..65535"),
+                bad("identityKeyFile: /identity/key\n", "", "identityKeyFile: missing: peers[0].identityKey pins this node's identity"),
+                bad("identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=", "identityKey: not-a-key",
+                        "peers[1].identityKey: is not an Ed25519 public key"),
+                bad("identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=", "identityKey: 8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=",
+                        "peers[1].identityKey: \"8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=\" is already used by peers[0]"),
                 bad("nodeId: replica-0", "nodeId: replica-0\nnodeId: replica-1", "not a valid YAML document at line"),
                 bad("version: 1", "version: [1", "not a valid YAML document at line"));
     }

@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * The established peer session the session unit tests ({@link LeaderSessionTest}, {@link FollowerSessionTest}) run
- * in: fixed ids, term, session id and nonces, the keys of each direction derived as the handshake would.
+ * in: fixed ids, term, session id, nonces, ephemeral keys and X25519 secret, the keys of each direction derived as the handshake would.
  */
 final class TestSession implements AutoCloseable {
     static final long TERM = 3;
@@ -21,7 +21,8 @@ final class TestSession implements AutoCloseable {
 
     /** The session MAC of {@code direction} (the follower initiates, the leader responds). */
     SessionCrypto.FrameMac mac(SessionCrypto.Direction direction) {
-        return SessionCrypto.sessionMac(credential, direction, SESSION, FOLLOWER, LEADER, initiatorNonce, responderNonce);
+        return SessionCrypto.sessionMac(credential, filled(3), direction, SESSION, FOLLOWER, LEADER, initiatorNonce,
+                responderNonce, filled(4), filled(5));
     }
 
     /** Puts {@code peer} in this session, this side signing what it sends to it in direction {@code tx}. */

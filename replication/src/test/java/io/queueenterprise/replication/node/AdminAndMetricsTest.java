@@ -64,7 +64,9 @@ class AdminAndMetricsTest {
         Files.writeString(tokenFile, TOKEN + "\n");
         config = configOnFreePorts(tmp, tokenFile, "replica-0");
         engine = new FakeNodeControl(config);
-        node = QueueNode.start(config, engine, () -> Map.of("STALE_TERM", 3L, "MALFORMED", 11L), Duration.ofHours(1));
+        node = QueueNode.start(config, engine, () -> Map.of("STALE_TERM", 3L, "MALFORMED", 11L),
+                () -> java.util.List.of(DroppedFrames.byType("BAD_MAC", "HEARTBEAT", 4),
+                        DroppedFrames.byPeer("SENDER_MISMATCH", "replica-1", 2)), Duration.ofHours(1));
         admin = new AdminClient("127.0.0.1:" + node.adminPort(), TOKEN);
     }
 
@@ -247,6 +249,8 @@ class AdminAndMetricsTest {
         assertEquals(0, value(text, "qe_retention_deleted_files_total{" + orders + "}"));
         assertEquals(11, value(text, "qe_node_frames_dropped_total{node=\"replica-0\",reason=\"MALFORMED\"}"));
         assertEquals(3, value(text, "qe_node_frames_dropped_total{node=\"replica-0\",reason=\"STALE_TERM\"}"));
+        assertEquals(4, value(text, "qe_node_frames_dropped_by_type_total{node=\"replica-0\",reason=\"BAD_MAC\",type=\"HEARTBEAT\"}"));
+        assertEquals(2, value(text, "qe_node_frames_dropped_by_peer_total{node=\"replica-0\",peer=\"replica-1\",reason=\"SENDER_MISMATCH\"}"));
     }
 
     @Test

@@ -54,7 +54,7 @@ class RetentionWithEngineTest {
                 AckMode.ASYNC, Duration.ofSeconds(1), new NodeConfig.Retention(Optional.of(Duration.ofSeconds(1)), Optional.empty()));
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, "replica-" + node, tmp.resolve("node-" + node), peers, credential,
                 List.of(orders), new NodeConfig.Admin("127.0.0.1", 0, token), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.SLEEPING);
+                NodeConfig.IdleStrategySpec.SLEEPING).withIdentityKeyFile(tmp.resolve("identity-" + node + ".key"));
     }
 
     QueueNode start(int node) throws IOException {
@@ -71,7 +71,10 @@ class RetentionWithEngineTest {
         Files.write(credential, secret);
         token = Files.writeString(tmp.resolve("admin-token"), "retention-test-token-0123456789");
         for (int i = 0; i < 3; i++) {
-            peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", LoopbackPorts.freeUdpPort()));
+            try (io.queueenterprise.crypto.IdentityKey identity = io.queueenterprise.crypto.IdentityKey.generate(new SecureRandom())) {
+                Files.writeString(tmp.resolve("identity-" + i + ".key"), identity.seedHex());
+                peers.add(new NodeConfig.Peer("replica-" + i, "127.0.0.1", LoopbackPorts.freeUdpPort(), 0, identity.publicKeyText()));
+            }
         }
         Path leaderQueue = tmp.resolve("node-0/orders");
         try (QueueNode leader = start(0)) {

@@ -1,5 +1,6 @@
 package io.queueenterprise.replication.session;
 
+import io.queueenterprise.crypto.EphemeralKey;
 import io.queueenterprise.replication.wire.Frame;
 import io.queueenterprise.replication.wire.FrameEncoder;
 import io.queueenterprise.replication.wire.FrameType;
@@ -26,6 +27,9 @@ class SessionKeysTest {
     private final PeerCredential credential = PeerCredential.of(filled(32, 3));
     private final byte[] initiatorNonce = filled(32, 1);
     private final byte[] responderNonce = filled(32, 2);
+    private final byte[] shared = filled(32, 4);
+    private final byte[] ephemeralI = filled(32, 5);
+    private final byte[] ephemeralR = filled(32, 6);
 
     @Test
     void aFrameVerifiesOnlyUnderTheKeyOfItsOwnDirectionSessionNoncesAndNodes() throws Exception {
@@ -48,20 +52,38 @@ class SessionKeysTest {
                 responderNonce).verify(heartbeat), "the node ids swapped");
         assertFalse(mac(SessionCrypto.Direction.INITIATOR_TO_RESPONDER, SESSION, 2, LEADER, initiatorNonce,
                 responderNonce).verify(heartbeat), "another initiator");
+        assertFalse(SessionCrypto.sessionMac(credential, filled(32, 9), SessionCrypto.Direction.INITIATOR_TO_RESPONDER, SESSION,
+                FOLLOWER, LEADER, initiatorNonce, responderNonce, ephemeralI, ephemeralR).verify(heartbeat),
+                "another X25519 secret: the credential and every value on the wire are not enough");
+        assertFalse(SessionCrypto.sessionMac(credential, shared, SessionCrypto.Direction.INITIATOR_TO_RESPONDER, SESSION,
+                FOLLOWER, LEADER, initiatorNonce, responderNonce, ephemeralR, ephemeralI).verify(heartbeat),
+                "the ephemeral keys swapped");
+    }
+
+    @Test
+    void twoNodesAgreeOnTheX25519SecretAndAThirdCannot() {
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        EphemeralKey initiator = EphemeralKey.generate(random);
+        EphemeralKey responder = EphemeralKey.generate(random);
+        EphemeralKey insider = EphemeralKey.generate(random);
+        assertTrue(Arrays.equals(initiator.agree(responder.publicKey()), responder.agree(initiator.publicKey())));
+        assertFalse(Arrays.equals(initiator.agree(responder.publicKey()), insider.agree(responder.publicKey())));
+        assertTrue(initiator.agree(new byte[32]) == null, "the all-zero point (a degenerate secret) is refused");
     }
 
     @Test
     void theTwoDirectionsOfASessionHaveDifferentKeys() {
-        byte[] toResponder = SessionCrypto.sessionKey(credential, SessionCrypto.Direction.INITIATOR_TO_RESPONDER, SESSION,
-                FOLLOWER, LEADER, initiatorNonce, responderNonce);
-        byte[] toInitiator = SessionCrypto.sessionKey(credential, SessionCrypto.Direction.RESPONDER_TO_INITIATOR, SESSION,
-                FOLLOWER, LEADER, initiatorNonce, responderNonce);
+        byte[] toResponder = SessionCrypto.sessionKey(credential, shared, SessionCrypto.Direction.INITIATOR_TO_RESPONDER, SESSION,
+                FOLLOWER, LEADER, initiatorNonce, responderNonce, ephemeralI, ephemeralR);
+        byte[] toInitiator = SessionCrypto.sessionKey(credential, shared, SessionCrypto.Direction.RESPONDER_TO_INITIATOR, SESSION,
+                FOLLOWER, LEADER, initiatorNonce, responderNonce, ephemeralI, ephemeralR);
         assertFalse(Arrays.equals(toResponder, toInitiator));
     }
 
     private SessionCrypto.FrameMac mac(SessionCrypto.Direction direction, long session, int initiator, int responder,
                                        byte[] nonceI, byte[] nonceR) {
-        return SessionCrypto.sessionMac(credential, direction, session, initiator, responder, nonceI, nonceR);
+        return SessionCrypto.sessionMac(credential, shared, direction, session, initiator, responder, nonceI, nonceR,
+                ephemeralI, ephemeralR);
     }
 
     private static Frame frame(SessionCrypto.FrameMac mac) throws Exception {

@@ -16,7 +16,7 @@ final class DecodeEverything {
     private final AckBody ack = new AckBody();
     private final HeartbeatBody heartbeat = new HeartbeatBody();
     private final RefusalBody refusal = new RefusalBody();
-    private final byte[] scratch = new byte[32];
+    private final byte[] scratch = new byte[64];
     long sink;
 
     int decode(byte[] input, int offset, int length) {
@@ -30,11 +30,10 @@ final class DecodeEverything {
         int accepted = 1;
         try {
             handshake.wrap(frame);
-            if (frame.type() != FrameType.CHALLENGE) {
-                handshake.proof(scratch);
-            }
+            handshake.signature(scratch);
             if (frame.type() != FrameType.PROOF) {
                 handshake.initiatorNonce(scratch);
+                handshake.ephemeral(scratch);
             }
             if (frame.type() == FrameType.CHALLENGE_RESPONSE) {
                 handshake.responderNonce(scratch);

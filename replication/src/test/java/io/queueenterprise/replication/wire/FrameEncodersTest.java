@@ -33,26 +33,38 @@ class FrameEncodersTest {
     @Test
     void handshakeFramesRoundTrip() throws MalformedFrameException {
         HandshakeEncoder encoder = new HandshakeEncoder();
-        byte[] challenge = finish(encoder.challenge(frame.begin(buffer, 0, FrameType.CHALLENGE, 1, 2, 77, 0), nonce));
+        byte[] ephemeral = filled(32, 8);
+        byte[] signature = filled(64, 9);
+        byte[] challenge = finish(encoder.challenge(frame.begin(buffer, 0, FrameType.CHALLENGE, 1, 2, 77, 0), nonce,
+                ephemeral, signature));
         assertSameFrame(sample(FrameType.CHALLENGE), challenge);
         HandshakeBody body = new HandshakeBody().wrap(offHeap(challenge));
         byte[] read = new byte[32];
+        byte[] readSignature = new byte[64];
         body.initiatorNonce(read);
         assertArrayEquals(nonce, read);
+        body.ephemeral(read);
+        assertArrayEquals(ephemeral, read);
+        body.signature(readSignature);
+        assertArrayEquals(signature, readSignature);
 
-        byte[] responder = filled(32, 9);
-        byte[] proof = filled(32, 11);
+        byte[] responder = filled(32, 10);
+        byte[] responderEphemeral = filled(32, 11);
+        byte[] responderSignature = filled(64, 12);
         HandshakeBody response = new HandshakeBody().wrap(offHeap(finish(encoder.challengeResponse(
-                frame.begin(buffer, 0, FrameType.CHALLENGE_RESPONSE, 0, 2, 77, 0), nonce, responder, proof))));
+                frame.begin(buffer, 0, FrameType.CHALLENGE_RESPONSE, 0, 2, 77, 0), nonce, responder, responderEphemeral,
+                responderSignature))));
         response.responderNonce(read);
         assertArrayEquals(responder, read);
-        response.proof(read);
-        assertArrayEquals(proof, read);
+        response.ephemeral(read);
+        assertArrayEquals(responderEphemeral, read);
+        response.signature(readSignature);
+        assertArrayEquals(responderSignature, readSignature);
 
         assertSameFrame(sample(FrameType.PROOF),
-                finish(encoder.proof(frame.begin(buffer, 0, FrameType.PROOF, 1, 2, 77, 0), nonce)));
+                finish(encoder.proof(frame.begin(buffer, 0, FrameType.PROOF, 1, 2, 77, 0), signature)));
         assertThrows(IllegalArgumentException.class,
-                () -> encoder.proof(frame.begin(buffer, 0, FrameType.PROOF, 1, 2, 77, 0), new byte[31]));
+                () -> encoder.proof(frame.begin(buffer, 0, FrameType.PROOF, 1, 2, 77, 0), new byte[63]));
     }
 
     @Test

@@ -19,10 +19,15 @@ final class FrameSamples {
         ExpandableArrayBuffer b = new ExpandableArrayBuffer(256);
         byte[] nonce = new byte[32];
         Arrays.fill(nonce, (byte) 7);
-        samples.add(finish(b, e.begin(b, 0, FrameType.CHALLENGE, 1, 2, 77, 0).bytes(nonce, 0, 32)));
+        byte[] ephemeral = new byte[32];
+        Arrays.fill(ephemeral, (byte) 8);
+        byte[] signature = new byte[64];
+        Arrays.fill(signature, (byte) 9);
+        samples.add(finish(b, e.begin(b, 0, FrameType.CHALLENGE, 1, 2, 77, 0).bytes(nonce, 0, 32).bytes(ephemeral, 0, 32)
+                .bytes(signature, 0, 64)));
         samples.add(finish(b, e.begin(b, 0, FrameType.CHALLENGE_RESPONSE, 0, 2, 77, 0)
-                .bytes(nonce, 0, 32).bytes(nonce, 0, 32).bytes(nonce, 0, 32)));
-        samples.add(finish(b, e.begin(b, 0, FrameType.PROOF, 1, 2, 77, 0).bytes(nonce, 0, 32)));
+                .bytes(nonce, 0, 32).bytes(nonce, 0, 32).bytes(ephemeral, 0, 32).bytes(signature, 0, 64)));
+        samples.add(finish(b, e.begin(b, 0, FrameType.PROOF, 1, 2, 77, 0).bytes(signature, 0, 64)));
         samples.add(finish(b, e.begin(b, 0, FrameType.HELLO, 1, 2, 77, 1).u16(2)
                 .shortString("orders").i64(41).u16(2).i64(1).i64(-1).i64(2).i64(30)
                 .shortString("fills").i64(-1).u16(0)));
