@@ -216,6 +216,23 @@ final class LocalCluster implements AutoCloseable {
         return new AdminClient(adminAddress(replica), Files.readString(tokenFile, StandardCharsets.US_ASCII));
     }
 
+    /**
+     * Waits until the replica, just promoted, acknowledges: its leader lease is held and its term confirmed (a majority
+     * follows it, and above term 1 the lease timeout and a margin passed since: docs/replication.md "Leader lease").
+     *
+     * @throws IllegalStateException when it does not within {@code timeout}
+     */
+    void awaitAcknowledging(int replica, java.time.Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!admin(replica).status().lease().acknowledging()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(nodeId(replica) + " does not acknowledge after " + timeout
+                        + ": " + admin(replica).status().lease());
+            }
+            Thread.sleep(20);
+        }
+    }
+
     boolean running(int replica) {
         return processes[replica] != null && processes[replica].isAlive();
     }

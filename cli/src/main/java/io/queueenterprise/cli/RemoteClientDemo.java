@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class RemoteClientDemo {
     static final String QUEUE = "payments";
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a just-promoted leader may take to acknowledge (its lease: 2 s and a margin after a majority follows). */
+    private static final Duration LEASE_WAIT = Duration.ofSeconds(30);
     private static final Duration READ_BACK = Duration.ofSeconds(60);
 
     private final PrintWriter out;
@@ -64,6 +66,7 @@ final class RemoteClientDemo {
             cluster.admin(0).promote(1);
             cluster.admin(1).follow("replica-0", 1);
             cluster.admin(2).follow("replica-0", 1);
+            cluster.awaitAcknowledging(0, LEASE_WAIT);
             say("Started three nodes that also take remote clients (PIDs %d, %d, %d; ports %s); replica-0 leads at term 1.",
                     cluster.pid(0), cluster.pid(1), cluster.pid(2),
                     String.join(", ", cluster.clientAddress(0), cluster.clientAddress(1), cluster.clientAddress(2)));

@@ -25,6 +25,8 @@ final class ReplicationDemo {
     static final String QUEUE = "orders";
     private static final String ROLL_CYCLE = "FAST_DAILY";
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a just-promoted leader may take to acknowledge (its lease: 2 s and a margin after a majority follows). */
+    private static final Duration LEASE_WAIT = Duration.ofSeconds(30);
     private static final Duration CATCH_UP = Duration.ofSeconds(60);
 
     private final PrintWriter out;
@@ -66,6 +68,7 @@ final class ReplicationDemo {
             cluster.admin(0).promote(1);
             cluster.admin(1).follow("replica-0", 1);
             cluster.admin(2).follow("replica-0", 1);
+            cluster.awaitAcknowledging(0, LEASE_WAIT);
             say("Promoted replica-0 to leader at term 1; replica-1 and replica-2 follow it.");
 
             write(cluster, 0);
@@ -91,9 +94,14 @@ final class ReplicationDemo {
             int other = 3 - next;
             cluster.admin(next).promote(2);
             cluster.admin(other).follow(LocalCluster.nodeId(next), 2);
+            long promoted = System.nanoTime();
+            cluster.awaitAcknowledging(next, LEASE_WAIT);
             say("Promoted %s, the follower holding the most (durable index 0x%x against 0x%x), at term 2; %s follows it.",
                     LocalCluster.nodeId(next), Math.max(durable1, durable2), Math.min(durable1, durable2), LocalCluster.nodeId(other));
 
+            say("It acknowledged writes %,d ms later: a new leader waits out the old one's lease (2 s, and a tenth more)"
+                    + " after a majority follows it, so that two leaders never acknowledge at once.",
+                    (System.nanoTime() - promoted) / 1_000_000);
             write(cluster, next);
             say("Wrote %,d more encrypted messages into %s's queue, the new leader's.", perPhase, LocalCluster.nodeId(next));
 

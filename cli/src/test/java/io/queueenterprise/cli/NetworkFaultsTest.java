@@ -135,8 +135,27 @@ class NetworkFaultsTest {
                 String message = fault + " #" + i;
                 byte[] payload = message.getBytes(StandardCharsets.UTF_8);
                 OperationHistory.Append op = history.append(0, QUEUE, payload);
-                op.ok(appender.write(payload)); // returns once a majority holds it
+                op.ok(writeOnceLeading(appender, payload)); // returns once a majority holds it
                 acknowledged.add(message);
+            }
+        }
+    }
+
+    /**
+     * The write, tried again while the leader refuses it for want of its lease (nothing written each time): just
+     * promoted, it acknowledges once a majority follows it (docs/replication.md "Leader lease"); at most 30 s.
+     */
+    private static long writeOnceLeading(QueueAppender appender, byte[] payload) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                return appender.write(payload);
+            } catch (io.queueenterprise.queue.QueueConfigurationException e) {
+                if (e.problem() != io.queueenterprise.queue.QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE
+                        || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
             }
         }
     }

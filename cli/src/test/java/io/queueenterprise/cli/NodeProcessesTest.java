@@ -57,6 +57,7 @@ class NodeProcessesTest {
             assertEquals(NodeStatus.Role.LEADER, r0.promote(1).role());
             assertEquals(NodeStatus.Role.FOLLOWER, cluster.admin(1).follow("replica-0", 1).role());
             assertEquals(NodeStatus.Role.FOLLOWER, cluster.admin(2).follow("replica-0", 1).role());
+            cluster.awaitAcknowledging(0, Duration.ofSeconds(30)); // its leader lease: a majority follows it
 
             write(cluster, 0, "term-1", 0, 200, acknowledged);
             long killed = cluster.pid(1);
@@ -77,6 +78,7 @@ class NodeProcessesTest {
             int other = 3 - next;
             assertEquals(NodeStatus.Role.LEADER, cluster.admin(next).promote(2).role());
             cluster.admin(other).follow(LocalCluster.nodeId(next), 2);
+            cluster.awaitAcknowledging(next, Duration.ofSeconds(30)); // the lease's wait above term 1
             write(cluster, next, "term-2", 0, 100, acknowledged);
             cluster.start(0);
             cluster.admin(0).follow(LocalCluster.nodeId(next), 2);

@@ -124,7 +124,8 @@ public final class EnterpriseQueue implements AutoCloseable {
             return new CheckedAppender(name(), local, chronicle);
         }
         return new CheckedAppender(name(), new NodeGuardedAppender(name(), local,
-                chronicle.metaStore().acquireValueFor(ReplicaStore.WRITABLE_TERM, Long.MIN_VALUE), chronicle,
+                chronicle.metaStore().acquireValueFor(ReplicaStore.WRITABLE_TERM, Long.MIN_VALUE),
+                chronicle.metaStore().acquireValueFor(ReplicaStore.LEASE_UNTIL, Long.MAX_VALUE), chronicle,
                 nodeAckMode == ReplicaStore.ACK_QUORUM ? quorumAckTimeout : null), chronicle);
     }
 

@@ -24,15 +24,18 @@ final class NodeGuardedAppender implements QueueAppender {
     private final String queueName;
     private final QueueAppender delegate;
     private final LongValue writableTerm;
+    /** The node's leader lease ({@link ReplicaStore#publishLeaseUntil}), on {@code System.nanoTime}'s clock. */
+    private final LongValue leaseUntil;
     private final SingleChronicleQueue chronicle;
     private final Duration ackTimeout; // null: not quorum
     private final long ackTimeoutNanos;
 
-    NodeGuardedAppender(String queueName, QueueAppender delegate, LongValue writableTerm, SingleChronicleQueue chronicle,
-                        Duration ackTimeout) {
+    NodeGuardedAppender(String queueName, QueueAppender delegate, LongValue writableTerm, LongValue leaseUntil,
+                        SingleChronicleQueue chronicle, Duration ackTimeout) {
         this.queueName = queueName;
         this.delegate = delegate;
         this.writableTerm = writableTerm;
+        this.leaseUntil = leaseUntil;
         this.chronicle = chronicle;
         this.ackTimeout = ackTimeout;
         this.ackTimeoutNanos = ackTimeout == null ? 0 : ackTimeout.toNanos();
@@ -43,10 +46,19 @@ final class NodeGuardedAppender implements QueueAppender {
             throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
                     "the replication node hosting this queue does not lead it now (follower or fenced); nothing was written");
         }
+        if (System.nanoTime() >= leaseUntil.getVolatileValue()) {
+            throw new QueueConfigurationException(queueName, QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE,
+                    "the replication node hosting this queue leads it but holds no lease now (it has not heard a majority"
+                            + " of replicas at its term lately, or its term is not confirmed yet); nothing was written");
+        }
     }
 
     private long acknowledged(long index) {
         if (ackTimeout == null) {
+            // Acknowledged locally: only while the lease still holds (the check before the write may be long past).
+            if (System.nanoTime() >= leaseUntil.getVolatileValue()) {
+                throw new AckTimeoutException(queueName, index, "the node's leader lease lapsed while it was written");
+            }
             return index;
         }
         long start = System.nanoTime();

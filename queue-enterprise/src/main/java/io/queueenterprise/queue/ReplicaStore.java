@@ -37,6 +37,12 @@ import java.nio.file.Path;
 public final class ReplicaStore implements AutoCloseable {
     /** Term under which library appenders may write here; &le; 0 when the node does not lead (replica, fenced). */
     static final String WRITABLE_TERM = "queue-enterprise.node.writable-term";
+    /**
+     * Until when ({@code System.nanoTime}, CLOCK_MONOTONIC: one clock for every process of the host) library appenders
+     * may have a write acknowledged: the node's leader lease. {@link Long#MIN_VALUE}: not now; {@link Long#MAX_VALUE}
+     * (also when absent): no lease lapses. Read by appenders before and after each write.
+     */
+    static final String LEASE_UNTIL = "queue-enterprise.node.lease-until";
     /** The ack mode the node replicates this queue with: {@link #ACK_ASYNC}, {@link #ACK_REPLICATED_READS}, {@link #ACK_QUORUM}. */
     static final String ACK_MODE = "queue-enterprise.node.ack-mode";
     /** Chronicle's own key for {@code lastAcknowledgedIndexReplicated} in the metadata store (2026.4). */
@@ -48,6 +54,7 @@ public final class ReplicaStore implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue chronicle;
     private final LongValue writableTerm;
+    private final LongValue leaseUntil;
     /** {@link #append}'s view of the caller's bytes (duty thread). */
     private final SourceView appendSource = new SourceView();
     private final StorageGuard storageGuard;
@@ -67,6 +74,7 @@ public final class ReplicaStore implements AutoCloseable {
         this.dir = dir;
         this.chronicle = chronicle;
         this.writableTerm = chronicle.metaStore().acquireValueFor(WRITABLE_TERM, Long.MIN_VALUE);
+        this.leaseUntil = chronicle.metaStore().acquireValueFor(LEASE_UNTIL, Long.MAX_VALUE);
         // A follower's writes stop before its file system is full, as a library appender's do (StorageGuard).
         this.storageGuard = StorageGuard.start(dir, 2 * chronicle.blockSize());
         this.queueName = String.valueOf(dir.getFileName());
@@ -390,6 +398,16 @@ public final class ReplicaStore implements AutoCloseable {
      */
     public void publishWritableTerm(long term) {
         writableTerm.setVolatileValue(term);
+    }
+
+    /**
+     * Until when library appenders may have a write acknowledged, on {@code System.nanoTime}'s clock (the node's leader
+     * lease): {@link Long#MIN_VALUE} stops them at once, {@link Long#MAX_VALUE} never lapses. Appenders check it
+     * before a write (refused, nothing written) and, unless they wait for a quorum, after it (written, not
+     * acknowledged); so a node stopped (SIGSTOP, a long pause) cannot leave them acknowledging past it.
+     */
+    public void publishLeaseUntil(long nanos) {
+        leaseUntil.setVolatileValue(nanos);
     }
 
     /** Records the ack mode the node replicates this queue with; library queues opened here check theirs against it. */

@@ -19,7 +19,7 @@ import java.util.List;
  *                     resolved), and the last reason it could not
  */
 public record NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
-                         String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses) {
+                         String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses, Lease lease) {
     /** Read once: the kernel's grant does not change under a running container. */
     private static final String CPUS_ALLOWED_LIST = CpusAllowed.list();
 
@@ -27,6 +27,19 @@ public record NodeStatus(String nodeId, Role role, long term, String leaderNodeI
         queues = List.copyOf(queues);
         transport = transport == null ? Transport.UNKNOWN : transport;
         peerAddresses = peerAddresses == null ? List.of() : List.copyOf(peerAddresses);
+        lease = lease == null ? Lease.NONE : lease;
+    }
+
+    /** Without a lease to report (a reader of an older node, stand-ins, tests). */
+    public NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
+                      String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, transport, peerAddresses, Lease.NONE);
+    }
+
+    /** A status of this process, with its own {@code Cpus_allowed_list}, and its lease. */
+    public NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
+                      Transport transport, List<PeerAddress> peerAddresses, Lease lease) {
+        this(nodeId, role, term, leaderNodeId, queues, CPUS_ALLOWED_LIST, transport, peerAddresses, lease);
     }
 
     /** A status of this process, with its own {@code Cpus_allowed_list}. */
@@ -66,6 +79,33 @@ public record NodeStatus(String nodeId, Role role, long term, String leaderNodeI
     public record Transport(boolean up, String problem, long restarts, String lastRestartCause, String lastRestartAt) {
         /** What a reader of a node older than these fields sees: up, as far as it can tell. */
         public static final Transport UNKNOWN = new Transport(true, null, 0, null, null);
+    }
+
+    /**
+     * The leader lease (docs/replication.md "Leader lease"): a leader acknowledges only while a majority of replicas
+     * answered at its term within the timeout and its term is confirmed.
+     *
+     * @param acknowledging  this node may acknowledge appends now (leads, holds the lease, term confirmed)
+     * @param held           a majority echoed this leader's clock within the timeout (false when not leading)
+     * @param confirmed      the term is confirmed (a majority answered at it and, above term 1, one timeout and a
+     *                       margin passed since)
+     * @param timeoutMillis  the lease timeout; 0: no lease (always acknowledging while leading)
+     * @param sinceMillisAgo how long it has been acknowledging without a break; -1 when it is not
+     * @param peers          per other replica, how long ago the leader sent the clock it last echoed; -1: none at
+     *                       this term (empty when not leading)
+     */
+    public record Lease(boolean acknowledging, boolean held, boolean confirmed, long timeoutMillis, long sinceMillisAgo,
+                        List<PeerEcho> peers) {
+        /** What a reader of a node older than the lease sees. */
+        public static final Lease NONE = new Lease(false, false, false, 0, -1, List.of());
+
+        public Lease {
+            peers = peers == null ? List.of() : List.copyOf(peers);
+        }
+    }
+
+    /** @param echoedMillisAgo how long ago this leader sent the clock the peer last echoed; -1: none at this term */
+    public record PeerEcho(String nodeId, long echoedMillisAgo) {
     }
 
     /**

@@ -19,7 +19,8 @@ import java.util.List;
  *
  * <p>Arguments: data directory, credential file, this node's position, peers as {@code id:port[:clientPort],...}
  * (127.0.0.1, or the name in {@code -Dqe.test.peerHost.<id>}), queue as {@code name:ACKMODE:ROLLCYCLE[:ENCRYPTION]}, and optionally the client credential file
- * (remote clients served on each peer's clientPort).
+ * (remote clients served on each peer's clientPort). {@code -Dqe.test.leaseTimeoutMs=N} gives the node a leader lease
+ * of N ms (none by default, as before the lease existed).
  */
 public final class NodeProcessMain {
     private NodeProcessMain() {
@@ -43,7 +44,8 @@ public final class NodeProcessMain {
                 Path.of(args[1]), List.of(queue), new NodeConfig.Admin("127.0.0.1", 0, Path.of(args[1])),
                 new NodeConfig.Metrics("127.0.0.1", 0), NodeConfig.IdleStrategySpec.BACKOFF,
                 args.length > 5 ? Path.of(args[5]) : null, args.length > 6 ? Path.of(args[6]) : null,
-                Path.of(System.getProperty("qe.test.identityKeyFile")));
+                Path.of(System.getProperty("qe.test.identityKeyFile")), null,
+                Duration.ofMillis(Long.getLong("qe.test.leaseTimeoutMs", 0))); // -Dqe.test.leaseTimeoutMs: a lease
         try (ReplicationNode node = ReplicationNode.start(config);
              BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             System.out.println("READY");

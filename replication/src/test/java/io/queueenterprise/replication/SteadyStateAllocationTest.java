@@ -41,11 +41,15 @@ class SteadyStateAllocationTest {
 
     @Test
     void shippingAndStoringExcerptsAllocatesNothingOfOursPerExcerpt() throws Exception {
-        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue("orders", AckMode.ASYNC)));
+        // with the leader lease, as every node read from YAML has: its echoes and deadline are on the steady path too
+        TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue("orders", AckMode.ASYNC)))
+                .leaseTimeout(Duration.ofSeconds(2));
         try (ReplicationNode leader = ReplicationNode.start(cluster.config(0));
              ReplicationNode follower = ReplicationNode.start(cluster.config(1))) {
             leader.promote(1);
             follower.follow("replica-0", 1);
+            assertTrue(TestCluster.await(Duration.ofSeconds(30), () -> leader.status().lease().acknowledging()),
+                    "the leader holds its lease");
             try (EnterpriseQueue queue = EnterpriseQueue.builder(cluster.queueDirectory(0, "orders")).build();
                  QueueAppender appender = queue.createAppender();
                  ReplicaStore followerStore = ReplicaStore.open(cluster.queueDirectory(1, "orders"), RollCycles.FAST_DAILY)) {

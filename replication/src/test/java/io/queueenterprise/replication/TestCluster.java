@@ -17,6 +17,8 @@ final class TestCluster {
     final Path credential;
     final List<NodeConfig.Peer> peers = new ArrayList<>();
     final List<NodeConfig.QueueSpec> queues;
+    /** The nodes' leader lease; zero (no lease) unless {@link #leaseTimeout(Duration)} set one. */
+    Duration leaseTimeout = Duration.ZERO;
     /** The client credential when {@link #serveClients()} was called; null: nodes serve no remote clients. */
     Path clientCredential;
 
@@ -54,6 +56,12 @@ final class TestCluster {
             NodeConfig.Peer p = peers.get(i);
             peers.set(i, new NodeConfig.Peer(p.id(), p.host(), p.replicationPort(), LoopbackPorts.freeUdpPort(), p.identityKey()));
         }
+        return this;
+    }
+
+    /** Every node holds a leader lease of {@code timeout} (docs/replication.md "Leader lease"). */
+    TestCluster leaseTimeout(Duration timeout) {
+        leaseTimeout = timeout;
         return this;
     }
 
@@ -108,7 +116,7 @@ final class TestCluster {
     NodeConfig config(int node, Path credentialFile, Path identityKeyFile) {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, "replica-" + node, dataDirectory(node), peers, credentialFile, queues,
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
-                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory, identityKeyFile);
+                NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory, identityKeyFile, null, leaseTimeout);
     }
 
     /** Where the nodes find the queues' write keys when they serve clients: {@code <root>/write-keys}. */

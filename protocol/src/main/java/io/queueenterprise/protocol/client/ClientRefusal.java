@@ -58,7 +58,13 @@ public enum ClientRefusal {
      * The node authorises named clients and the CONNECT names none of them (never authorised, or revoked): nothing
      * this client sends is taken. The message names the client.
      */
-    UNKNOWN_CLIENT(21, false);
+    UNKNOWN_CLIENT(21, false),
+    /**
+     * The node leads its term but holds no leader lease: it has not heard a majority of replicas at its term lately
+     * (cut off), or its term is not confirmed yet (restarted, or just promoted). Nothing was appended: try another
+     * node, or the same one later.
+     */
+    LEASE_LAPSED(22, true);
 
     private static final ClientRefusal[] BY_CODE = new ClientRefusal[32];
 

@@ -357,7 +357,7 @@ class ClientProtocolTest {
         // type, byte offset of the code, an unknown code, the field the error names
         assertUnknown(ClientFrameType.CONNECTED, ClientProtocol.HEADER_LENGTH + 9, 3, "ack mode");
         assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 0, "refusal reason");
-        assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 22, "refusal reason");
+        assertUnknown(ClientFrameType.REFUSED, ClientProtocol.HEADER_LENGTH, 23, "refusal reason");
         assertUnknown(ClientFrameType.TAIL_OPEN, ClientProtocol.HEADER_LENGTH + 2, 4, "tail from");
         assertUnknown(ClientFrameType.TAIL_OPEN, ClientProtocol.HEADER_LENGTH + 3, 2, "tail mode");
         assertUnknown(ClientFrameType.TAIL_STATUS, ClientProtocol.HEADER_LENGTH + 8, 2, "tail status kind");

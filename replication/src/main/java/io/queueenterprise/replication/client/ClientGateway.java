@@ -509,7 +509,9 @@ public final class ClientGateway {
             return;
         }
         byte[] descriptor = node.store(q).descriptorBytes();
-        boolean leads = node.role() == NodeStatus.Role.LEADER;
+        // a leader without its lease says it does not lead, and names no leader: the client tries the other nodes
+        boolean leaderWithoutLease = node.role() == NodeStatus.Role.LEADER && !node.mayAcknowledge(System.nanoTime());
+        boolean leads = node.role() == NodeStatus.Role.LEADER && !leaderWithoutLease;
         if (descriptor == null && !leads) {
             // a follower redirects whether or not the leader's descriptor reached it yet (a new queue's does so
             // within moments); the client takes the descriptor of the leader it appends to
@@ -520,7 +522,7 @@ public final class ClientGateway {
             return;
         }
         s.queue = q;
-        NodeConfig.Peer leader = leaderPeer();
+        NodeConfig.Peer leader = leaderWithoutLease ? null : leaderPeer();
         int length = connectedEncoder.wrap(tx, 0).encode(s.connection, ++s.txSequence, node.term(), leads, ackMode(spec.ackMode()),
                 q, MAX_ENVELOPE, leader == null ? "" : leader.host(), leader == null ? 0 : leader.clientPort(), descriptor);
         s.mac.sign(tx, 0, length);
@@ -567,6 +569,13 @@ public final class ClientGateway {
                 refuse(s, s.mac, ClientRefusal.NOT_LEADER, epoch, sequence, "node " + config.nodeId() + " follows "
                         + leader.id());
             }
+            return;
+        }
+        if (!node.mayAcknowledge(System.nanoTime())) {
+            // before anything else, retries included: a repeat answered with its index would be an acknowledgement
+            refuse(s, s.mac, ClientRefusal.LEASE_LAPSED, epoch, sequence, "node " + config.nodeId() + " leads term "
+                    + node.term() + " but holds no lease (no majority heard at its term lately, or its term not"
+                    + " confirmed yet)");
             return;
         }
         if (frame.clientTerm() > node.term()) {
@@ -706,11 +715,15 @@ public final class ClientGateway {
      */
     private int releaseAcks() {
         int n = 0;
+        // Outside quorum mode an ack goes only under the leader lease: one queued in a cycle during which the lease
+        // lapsed waits (written, not acknowledged) until it holds again; the client's resend meanwhile is refused
+        // LEASE_LAPSED, and if another node leads, this copy is quarantined when this node follows it.
+        boolean leased = node.mayAcknowledge(System.nanoTime());
         for (int i = ackingSessions.size() - 1; i >= 0; i--) {
             Session s = ackingSessions.get(i);
             if (!s.closed) {
                 boolean quorum = node.spec(s.queue).ackMode() == AckMode.QUORUM;
-                long watermark = !quorum ? Long.MAX_VALUE
+                long watermark = !quorum ? (leased ? Long.MAX_VALUE : Long.MIN_VALUE)
                         : node.role() == NodeStatus.Role.LEADER ? node.quorumIndex(s.queue) : Long.MIN_VALUE;
                 n += sendAcks(s, watermark);
             }

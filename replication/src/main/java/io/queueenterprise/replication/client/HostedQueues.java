@@ -26,4 +26,10 @@ public interface HostedQueues {
 
     /** The highest index a majority of replicas holds (leader's view), -1 when none. */
     long quorumIndex(int queue);
+
+    /**
+     * Whether this node may acknowledge an append at {@code now} ({@code System.nanoTime}): it leads, holds its lease
+     * and its term is confirmed (docs/replication.md "Leader lease").
+     */
+    boolean mayAcknowledge(long now);
 }

@@ -38,11 +38,15 @@ import java.util.Optional;
  *                           {@code <writeKeyDirectory>/<queue>.<key id>.key} (flat: one Secret holds them), 32 bytes (hex, base64 or raw) each, read
  *                           when an APPEND first names the key id; a remote APPEND whose write tag does not verify under
  *                           one is refused. Null: this node takes no remote APPEND (tails are served)
+ * @param leaseTimeout       how long a leader keeps acknowledging without hearing a majority at its term
+ *                           (docs/replication.md "Leader lease"); zero: no lease (only the constructors that predate
+ *                           the setting give that; the YAML reader defaults to
+ *                           {@link EngineSettings#DEFAULT_LEASE_TIMEOUT})
  */
 public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                          List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
                          Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile,
-                         Path authorisedClientsFile) {
+                         Path authorisedClientsFile, Duration leaseTimeout) {
     public static final int SCHEMA_VERSION = 1;
 
     public NodeConfig {
@@ -54,6 +58,20 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                       List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy) {
         this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy, null, null, null, null);
+    }
+
+    /** As before the lease existed: no lease ({@code leaseTimeout} zero). */
+    public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                      List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
+                      Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile, Path authorisedClientsFile) {
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, Duration.ZERO);
+    }
+
+    /** The same document with another lease timeout. */
+    public NodeConfig withLeaseTimeout(Duration timeout) {
+        return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics,
+                idleStrategy, clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, timeout);
     }
 
     /** A node that serves remote clients but holds no write key (it takes no remote APPEND). */
@@ -75,13 +93,13 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** This configuration with {@code file} as its authorised clients. */
     public NodeConfig withAuthorisedClientsFile(Path file) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, writeKeyDirectory, identityKeyFile, file);
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, file, leaseTimeout);
     }
 
     /** This configuration with {@code identityKeyFile} as the node's identity key. */
     public NodeConfig withIdentityKeyFile(Path identityKeyFile) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile);
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout);
     }
 
     /** Whether this node serves remote clients (a client credential is configured). */
@@ -96,7 +114,8 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
      * @throws EngineSettings.InvalidSettingException naming a field the engine cannot run with
      */
     public EngineSettings engineSettings() {
-        EngineSettings.Builder b = EngineSettings.builder().nodeId(nodeId).dataDirectory(dataDirectory);
+        EngineSettings.Builder b = EngineSettings.builder().nodeId(nodeId).dataDirectory(dataDirectory)
+                .leaseTimeout(leaseTimeout == null ? Duration.ZERO : leaseTimeout);
         for (Peer p : peers) {
             b.peer(p.id(), p.host(), p.replicationPort(), p.clientPort());
         }

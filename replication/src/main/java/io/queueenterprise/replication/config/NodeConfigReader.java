@@ -11,6 +11,7 @@ import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.config.NodeConfig.Admin;
 import io.queueenterprise.replication.config.NodeConfig.Encryption;
 import io.queueenterprise.replication.config.NodeConfig.IdleStrategySpec;
+import io.queueenterprise.replication.engine.EngineSettings;
 import io.queueenterprise.replication.config.NodeConfig.Metrics;
 import io.queueenterprise.replication.config.NodeConfig.Peer;
 import io.queueenterprise.replication.config.NodeConfig.QueueSpec;
@@ -138,6 +139,11 @@ public final class NodeConfigReader {
                     ? doc.requiredPath("clientCredentialFile", base) : null;
             Path writeKeyDirectory = doc.optionalText("writeKeyDirectory").isPresent()
                     ? doc.requiredPath("writeKeyDirectory", base) : null;
+            Duration leaseTimeout = doc.optionalDuration("leaseTimeout").orElse(EngineSettings.DEFAULT_LEASE_TIMEOUT);
+            if (leaseTimeout.compareTo(Duration.ofMillis(100)) < 0 || leaseTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
+                // a lease below the leader's heartbeat interval (100 ms) lapses between two heartbeats
+                throw new NodeConfigException("leaseTimeout", leaseTimeout + " is not 100ms .. 1m");
+            }
             Path authorisedClientsFile = doc.optionalText("authorisedClientsFile").isPresent()
                     ? doc.requiredPath("authorisedClientsFile", base) : null;
             doc.refuseUnknown();
@@ -200,7 +206,7 @@ public final class NodeConfigReader {
                         + " this node's identity, whose key file it needs");
             } // one identity per node: no node may speak as another
             return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
-                    clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile);
+                    clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout);
         }
 
         Peer peer(Fields f) {

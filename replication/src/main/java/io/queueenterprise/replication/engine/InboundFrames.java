@@ -215,14 +215,21 @@ final class InboundFrames implements ControlledFragmentHandler {
             case ACK -> {
                 ack.wrap(frame);
                 if (heard(p, now, role == NodeStatus.Role.LEADER)) {
-                    leaderSession.onAck(p, ack);
+                    // an ACK of a batch sent at t keeps the lease as an echo of t would: under a saturating stream
+                    // the leader's heartbeats can be dropped under back-pressure, its batches are not
+                    roles.lease().echoed(p.position, leaderSession.onAck(p, ack), now);
                 }
             }
             case HEARTBEAT -> {
                 heartbeat.wrap(frame);
                 p.lastHeardNanos = now;
                 if (fromLeader) {
+                    p.leaderClockEcho = heartbeat.sentNanos();
                     follower.onHeartbeat(p, heartbeat, term);
+                } else if (role == NodeStatus.Role.LEADER) {
+                    // authenticated, in its session, at this node's term (checked above): the follower's echo of this
+                    // leader's clock keeps the lease; a follower at another term never gets this far
+                    roles.lease().echoed(p.position, heartbeat.sentNanos(), now);
                 }
             }
             case REFUSAL -> {

@@ -89,7 +89,8 @@ final class LeaderSession {
             // one gate every excerpt passes on its way to a follower, owes it (not this own tail, which can miss an
             // excerpt that a follower's tailer finds later in the same cycle).
             for (PeerLink p : peers) {
-                if (p != null && p.established() && descriptorDelivered(p, q)) {
+                // a heartbeat the publication had no room for goes first: the lease rests on its echo
+                if (p != null && p.established() && !p.heartbeatOwed && descriptorDelivered(p, q)) {
                     work += ship(p, q);
                 }
             }
@@ -193,6 +194,10 @@ final class LeaderSession {
         if (result > 0) {
             p.txSequence = sequence;
             f.pendingLength = 0;
+            if (f.echoIndex < 0 && f.sentIndex >= 0) {
+                f.echoIndex = f.sentIndex; // the lease's checkpoint: an ACK covering it echoes this send time
+                f.echoSentNanos = System.nanoTime();
+            }
             return 1;
         }
         if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED) {
@@ -314,6 +319,9 @@ final class LeaderSession {
 
     void onHello(PeerLink p, HelloBody hello, long term) {
         this.term = term;
+        for (PeerLink.FollowerQueue f : p.progress) {
+            f.echoIndex = -1; // streamed again from where the follower stands: an older checkpoint proves nothing
+        }
         if (hello.queueCount() != queues.length) {
             control.refuse(p, term, p.sessionId, RefusalReason.QUEUE_MISMATCH, RefusalBody.NO_QUEUE, queues.length,
                     "follower hosts " + hello.queueCount() + " queues, leader " + queues.length);
@@ -395,16 +403,25 @@ final class LeaderSession {
         return control.sendSession(p);
     }
 
-    void onAck(PeerLink p, AckBody ack) {
+    /**
+     * @return the send time (this leader's clock) of the lease checkpoint the ACK covers ({@link LeaderLease}): the
+     * follower wrote an excerpt first sent to it in this session then, so it was at this term after it; 0 when none
+     */
+    long onAck(PeerLink p, AckBody ack) {
         int q = ack.queue();
         if (q >= queues.length) {
             drops.increment(DropReason.UNEXPECTED);
-            return;
+            return 0;
         }
         PeerLink.FollowerQueue f = p.progress[q];
         if (ack.durableIndex() > f.durableIndex) {
             f.durableIndex = ack.durableIndex();
         }
         f.state = ack.state();
+        if (f.echoIndex >= 0 && ack.durableIndex() >= f.echoIndex) {
+            f.echoIndex = -1;
+            return f.echoSentNanos;
+        }
+        return 0;
     }
 }

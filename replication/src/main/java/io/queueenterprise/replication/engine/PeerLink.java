@@ -50,6 +50,17 @@ final class PeerLink {
     long rxSequence;
     long lastHeardNanos;
     long lastHeartbeatSentNanos;
+    /**
+     * Follower side: the leader's clock from the latest leader HEARTBEAT of this session (0: none yet), echoed in this
+     * node's own HEARTBEATs: the leader's lease counts from it ({@link LeaderLease}).
+     */
+    long leaderClockEcho;
+    /**
+     * Leader side: a HEARTBEAT to this follower was lost to back-pressure. It is offered again every cycle, and no DATA
+     * goes to the follower before it: under a saturating stream, DATA would take every free byte of the publication
+     * and the heartbeats that carry the leader's clock (its lease) would never get through.
+     */
+    boolean heartbeatOwed;
 
     // handshake in progress
     long pendingSessionId;
@@ -138,6 +149,7 @@ final class PeerLink {
         txMac = null;
         rxMac = null;
         sessionId = 0;
+        heartbeatOwed = false;
         for (FollowerQueue f : progress) {
             f.reset();
         }
@@ -172,6 +184,13 @@ final class PeerLink {
         int partTotal;
         int partSent;
         long partIndex = -1;
+        /**
+         * The lease's checkpoint ({@link LeaderLease}): the last index of a batch offered at {@link #echoSentNanos}
+         * (this leader's clock); an ACK covering it proves the follower was at this term after then, as a HEARTBEAT's
+         * echo does, without waiting behind data for a heartbeat. -1: none outstanding.
+         */
+        long echoIndex = -1;
+        long echoSentNanos;
 
         void reset() {
             if (tailer != null) {
@@ -187,6 +206,7 @@ final class PeerLink {
             partTotal = 0;
             partSent = 0;
             partIndex = -1;
+            echoIndex = -1;
             if (state != QueueStatus.State.BEHIND_RETENTION) {
                 state = QueueStatus.State.STOPPED;
             }

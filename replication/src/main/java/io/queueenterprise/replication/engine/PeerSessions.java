@@ -113,7 +113,8 @@ final class PeerSessions {
     int heartbeats(long now) {
         int work = 0;
         for (PeerLink p : peers) {
-            if (p != null && p.established() && now - p.lastHeartbeatSentNanos >= ReplicationAgent.HEARTBEAT_NANOS) {
+            if (p != null && p.established()
+                    && (p.heartbeatOwed || now - p.lastHeartbeatSentNanos >= ReplicationAgent.HEARTBEAT_NANOS)) {
                 sendHeartbeat(p, now);
                 work++;
             }
@@ -129,15 +130,16 @@ final class PeerSessions {
     void sendHeartbeat(PeerLink p, long now) {
         p.lastHeartbeatSentNanos = now;
         boolean leading = roles.role() == NodeStatus.Role.LEADER;
-        HeartbeatEncoder out = heartbeatEncoder.begin(control.session(FrameType.HEARTBEAT, roles.term(), p), now,
-                leading ? queues.length : 0);
+        // A leader sends its clock; a follower echoes the latest leader clock it received (the leader's lease).
+        HeartbeatEncoder out = heartbeatEncoder.begin(control.session(FrameType.HEARTBEAT, roles.term(), p),
+                leading ? now : p.leaderClockEcho, leading ? queues.length : 0);
         if (leading) {
             for (QueueReplica q : queues) {
                 out.queue(q.lastIndex, q.quorumIndex);
                 p.progress[q.position].quorumSent = q.quorumIndex;
             }
         }
-        control.sendSession(p);
+        p.heartbeatOwed = !control.sendSession(p) && leading && p.established();
     }
 
     // ------------------------------------------------------------------------------------------------ handshake
@@ -271,6 +273,7 @@ final class PeerSessions {
         p.rxSequence = 0;
         p.lastHeardNanos = now;
         p.lastHeartbeatSentNanos = 0;
+        p.leaderClockEcho = 0; // nothing of this session's leader heard yet
         established.lazySet(established.get() + 1); // one writer thread
         if (LOG.isDebugEnabled()) {
             LOG.debug(settings.nodeId() + ": session " + p.sessionId + " with " + p.id + " (identity "

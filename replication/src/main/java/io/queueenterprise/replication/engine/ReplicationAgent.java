@@ -305,6 +305,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         work += channels.poll(64);
         long now = System.nanoTime();
         if (roles.role() == NodeStatus.Role.LEADER) {
+            work += roles.updateLease(now);
             work += leaderSession.work(now, roles.term());
             for (PeerLink p : peers) {
                 if (p != null && p.established() && leaderSession.quorumNewsFor(p)) {
@@ -360,6 +361,11 @@ public final class ReplicationAgent implements Agent, HostedQueues {
     @Override
     public long quorumIndex(int queue) {
         return queues[queue].quorumIndex;
+    }
+
+    @Override
+    public boolean mayAcknowledge(long now) {
+        return now < roles.acknowledgeUntil(now);
     }
 
     // ------------------------------------------------------------------------------------------------ commands

@@ -25,6 +25,11 @@ final class RoleController {
     private final PeerLink[] peers;
     private final LeaderSession leaderSession;
     private final FollowerSession follower;
+    private final LeaderLease lease;
+    /** What the LEADING queues' stores were last told ({@link io.queueenterprise.queue.ReplicaStore#publishLeaseUntil}). */
+    private long publishedLeaseUntil = LeaderLease.NOT_HELD;
+    /** When this node last started acknowledging without a break ({@link Long#MIN_VALUE}: it does not now). */
+    private long acknowledgingSinceNanos = Long.MIN_VALUE;
 
     private long term;
     private NodeStatus.Role role = NodeStatus.Role.STANDBY;
@@ -43,6 +48,49 @@ final class RoleController {
         this.peers = peers;
         this.leaderSession = leaderSession;
         this.follower = follower;
+        this.lease = new LeaderLease(settings.peers().size(), self, settings.leaseTimeout().toNanos());
+    }
+
+    LeaderLease lease() {
+        return lease;
+    }
+
+    /** See {@link io.queueenterprise.replication.NodeStatus.Lease#sinceMillisAgo}: {@link Long#MIN_VALUE} when not acknowledging. */
+    long acknowledgingSinceNanos() {
+        return role == NodeStatus.Role.LEADER ? acknowledgingSinceNanos : Long.MIN_VALUE;
+    }
+
+    /**
+     * Until when this node may acknowledge (see {@link LeaderLease#acknowledgeUntil}); {@link LeaderLease#NOT_HELD}
+     * when it does not lead. Duty-cycle thread.
+     */
+    long acknowledgeUntil(long now) {
+        return role == NodeStatus.Role.LEADER ? lease.acknowledgeUntil(now) : LeaderLease.NOT_HELD;
+    }
+
+    /**
+     * Leader, every duty cycle: advances the lease and tells the leading queues' library appenders when it changed
+     * (a mapped long per queue; a follower's echo moves it about ten times a second).
+     */
+    int updateLease(long now) {
+        long until = acknowledgeUntil(now);
+        if (until == publishedLeaseUntil) {
+            return 0;
+        }
+        boolean wasHeld = publishedLeaseUntil != LeaderLease.NOT_HELD;
+        publishedLeaseUntil = until;
+        acknowledgingSinceNanos = until == LeaderLease.NOT_HELD ? Long.MIN_VALUE : wasHeld ? acknowledgingSinceNanos : now;
+        for (QueueReplica q : queues) {
+            if (q.state() == ReplicaState.LEADING) {
+                q.store.publishLeaseUntil(until);
+            }
+        }
+        if (wasHeld != (until != LeaderLease.NOT_HELD)) {
+            LOG.info(settings.nodeId() + ": " + (wasHeld ? "lease lapsed at term " + term
+                    + ": no majority heard within " + lease.timeoutNanos() / 1_000_000 + " ms; acknowledging nothing"
+                    : "lease held at term " + term + ": acknowledging"));
+        }
+        return 1;
     }
 
     long term() {
@@ -184,6 +232,9 @@ final class RoleController {
 
     private void becomeLeader() {
         dropAllSessions();
+        lease.lead(term); // acknowledges nothing until a majority answers at this term (and, above term 1, waited)
+        publishedLeaseUntil = LeaderLease.NOT_HELD;
+        acknowledgingSinceNanos = Long.MIN_VALUE;
         role = NodeStatus.Role.LEADER;
         leader = self;
         for (QueueReplica q : queues) {
@@ -289,11 +340,13 @@ final class RoleController {
         q.forgetSeen();
         q.transition(ReplicaState.LEADING, "");
         leaderSession.updateQuorum(q, now);
+        q.store.publishLeaseUntil(publishedLeaseUntil); // before the term: no appender sees the term with an old lease
         q.store.publishWritableTerm(term);
     }
 
     private void becomeFollower(int leaderPosition) {
         dropAllSessions();
+        lease.stop();
         role = NodeStatus.Role.FOLLOWER;
         leader = leaderPosition;
         for (QueueReplica q : queues) {
@@ -321,6 +374,7 @@ final class RoleController {
     }
 
     private void stopServing(NodeStatus.Role newRole) {
+        lease.stop();
         for (QueueReplica q : queues) {
             if (q.open()) {
                 stopQueue(q, newRole);

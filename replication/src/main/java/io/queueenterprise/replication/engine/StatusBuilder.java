@@ -63,7 +63,27 @@ final class StatusBuilder {
         }
         int leader = roles.leader();
         return new NodeStatus(settings.nodeId(), role, roles.term(), leader < 0 ? null : settings.peers().get(leader).id(),
-                list, transportStatus(), peerAddresses());
+                list, transportStatus(), peerAddresses(), lease());
+    }
+
+    private NodeStatus.Lease lease() {
+        long now = System.nanoTime();
+        LeaderLease lease = roles.lease();
+        boolean leading = roles.role() == NodeStatus.Role.LEADER;
+        List<NodeStatus.PeerEcho> echoes = new ArrayList<>();
+        if (leading) {
+            for (int i = 0; i < settings.peers().size(); i++) {
+                if (i != settings.selfPosition()) {
+                    long echo = lease.lastEcho(i);
+                    echoes.add(new NodeStatus.PeerEcho(settings.peers().get(i).id(),
+                            echo == Long.MIN_VALUE ? -1 : (now - echo) / 1_000_000));
+                }
+            }
+        }
+        long since = roles.acknowledgingSinceNanos();
+        return new NodeStatus.Lease(leading && roles.acknowledgeUntil(now) > now, leading && lease.held(now),
+                leading && lease.confirmed(), lease.timeoutNanos() / 1_000_000,
+                since == Long.MIN_VALUE ? -1 : (now - since) / 1_000_000, echoes);
     }
 
     /** The embedded client and driver as the status reports them. */

@@ -89,6 +89,8 @@ public final class NodeMetrics implements MultiCollector {
                 counterPoint(nodeLabel, node.transportRestarts())).build());
         out.add(gauge("qe_node_transport_up", "1 while the embedded Aeron client and driver run; 0 when they died and could not be restarted")
                 .dataPoint(gaugePoint(nodeLabel, node.transportProblem() == null ? 1 : 0)).build());
+        out.add(gauge("qe_node_lease_acknowledging", "1 while this node leads, holds its leader lease and its term is confirmed: it may acknowledge appends")
+                .dataPoint(gaugePoint(nodeLabel, status.lease().acknowledging() ? 1 : 0)).build());
 
         Map<String, String> unresolved = node.unresolvedPeers();
         GaugeSnapshot.Builder peerAddress = gauge("qe_peer_address_resolved",

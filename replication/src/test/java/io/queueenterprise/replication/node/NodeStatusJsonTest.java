@@ -37,6 +37,7 @@ class NodeStatusJsonTest {
         assertEquals(QueueStatus.Writer.NONE, queue.writer());
         assertEquals(QueueStatus.Resyncs.NONE, queue.resyncs());
         assertEquals(QueueStatus.Quarantines.NONE, queue.quarantines());
+        assertEquals(NodeStatus.Lease.NONE, status.lease());
     }
 
     @Test
@@ -60,9 +61,13 @@ class NodeStatusJsonTest {
                                 "/data/orders/quarantine/20261123T014000.017Z", 158, "damaged"))),
                 "0-1", new NodeStatus.Transport(false, "down", 2, "closed", "2026-11-23T01:56:49.120Z"),
                 List.of(new NodeStatus.PeerAddress("replica-2", "replica-2.qe", false, "does not resolve", "does not resolve",
-                        "2026-11-23T01:57:02.310Z")));
+                        "2026-11-23T01:57:02.310Z")),
+                new NodeStatus.Lease(true, true, true, 2000, 1500, List.of(new NodeStatus.PeerEcho("replica-2", 80))));
         JsonNode json = AdminServer.JSON.readTree(AdminServer.JSON.writeValueAsBytes(status));
-        assertEquals(Set.of("nodeId", "role", "term", "leaderNodeId", "queues", "cpusAllowedList", "transport", "peerAddresses"), names(json));
+        assertEquals(Set.of("nodeId", "role", "term", "leaderNodeId", "queues", "cpusAllowedList", "transport", "peerAddresses",
+                "lease"), names(json));
+        assertEquals(Set.of("acknowledging", "held", "confirmed", "timeoutMillis", "sinceMillisAgo", "peers"), names(json.path("lease")));
+        assertEquals(Set.of("nodeId", "echoedMillisAgo"), names(json.path("lease").path("peers").path(0)));
         assertEquals(Set.of("up", "problem", "restarts", "lastRestartCause", "lastRestartAt"), names(json.path("transport")));
         assertEquals(Set.of("nodeId", "host", "resolved", "problem", "lastProblem", "lastProblemAt"), names(json.path("peerAddresses").path(0)));
         JsonNode queue = json.path("queues").path(0);
