@@ -86,12 +86,28 @@ public final class EnterpriseQueue implements AutoCloseable {
 
     /**
      * A new appender, owned by the calling thread until closed. Each appender of an encrypted queue is a
-     * writer session with its own writer epoch.
+     * writer session with its own writer epoch. On a queue a replication node replicates in QUORUM mode each write
+     * returns only once a majority of replicas holds the excerpt (see {@link Builder#quorumAcks}); for writes that
+     * return at once and are acknowledged later, see {@link #createPipelinedAppender()}.
      *
      * @throws QueueConfigurationException REPLICA_CANNOT_WRITE on a replica that was not promoted
      * @throws QueueStateException on a queue opened read-only or closed
      */
     public QueueAppender createAppender() {
+        return createAppender(true);
+    }
+
+    /**
+     * A new appender whose writes return their index as soon as the excerpt is in this queue, in every ack mode:
+     * on a queue a node replicates in QUORUM (or REPLICATED_READS) mode, the application follows what a majority
+     * holds through {@link #acknowledgements()} and keeps several writes in flight meanwhile (docs/library.md,
+     * "Pipelined appends"). Otherwise the same as {@link #createAppender()}, and so is everything it checks.
+     */
+    public QueueAppender createPipelinedAppender() {
+        return createAppender(false);
+    }
+
+    private QueueAppender createAppender(boolean waitForQuorum) {
         checkOpen("cannot create an appender");
         if (storageGuard == null) { // before Chronicle makes an appender of a read-only queue
             throw new QueueStateException(name(), "cannot create an appender: the queue in " + path
@@ -123,10 +139,39 @@ public final class EnterpriseQueue implements AutoCloseable {
         if (!nodeHosted) {
             return new CheckedAppender(name(), local, chronicle);
         }
+        boolean waits = waitForQuorum && nodeAckMode == ReplicaStore.ACK_QUORUM;
         return new CheckedAppender(name(), new NodeGuardedAppender(name(), local,
                 chronicle.metaStore().acquireValueFor(ReplicaStore.WRITABLE_TERM, Long.MIN_VALUE),
-                chronicle.metaStore().acquireValueFor(ReplicaStore.LEASE_UNTIL, Long.MAX_VALUE), chronicle,
-                nodeAckMode == ReplicaStore.ACK_QUORUM ? quorumAckTimeout : null), chronicle);
+                chronicle.metaStore().acquireValueFor(ReplicaStore.LEASE_UNTIL, Long.MAX_VALUE),
+                waits ? newAcknowledgements() : null, waits ? quorumAckTimeout : null), chronicle);
+    }
+
+    /**
+     * What a majority of replicas holds of this queue (the acknowledged index, a watermark), for a queue a
+     * replication node replicates in QUORUM or REPLICATED_READS mode: readable and awaitable from any thread.
+     * Make it once and keep it; see {@link QueueAcknowledgements}.
+     *
+     * @throws QueueConfigurationException ACK_MODE_MISMATCH on a queue no node replicates in either mode (nothing
+     *                                     would ever acknowledge)
+     * @throws QueueStateException on a closed queue
+     */
+    public QueueAcknowledgements acknowledgements() {
+        checkOpen("cannot follow acknowledgements");
+        long nodeAckMode = chronicle.tableStoreGet(ReplicaStore.ACK_MODE);
+        if (nodeAckMode != ReplicaStore.ACK_QUORUM && nodeAckMode != ReplicaStore.ACK_REPLICATED_READS) {
+            throw new QueueConfigurationException(name(), QueueConfigurationException.Problem.ACK_MODE_MISMATCH,
+                    "no replication node acknowledges " + path + " (acknowledgements are published in QUORUM and"
+                            + " REPLICATED_READS modes; " + (nodeAckMode == Long.MIN_VALUE ? "no node hosts it)" : "its node replicates it ASYNC)"));
+        }
+        return newAcknowledgements();
+    }
+
+    /**
+     * Read from the metadata store directly (as the tailers' gate): Chronicle's own
+     * {@code lastAcknowledgedIndexReplicated()} answers -1 forever on a queue opened read-only.
+     */
+    private QueueAcknowledgements newAcknowledgements() {
+        return new QueueAcknowledgements(name(), chronicle.metaStore().acquireValueFor(ReplicaStore.QUORUM_INDEX, -1));
     }
 
     /** Refuses any use of a closed queue but its names (Chronicle would throw its own exception, or answer wrongly). */

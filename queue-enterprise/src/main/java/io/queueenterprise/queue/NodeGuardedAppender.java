@@ -2,43 +2,39 @@ package io.queueenterprise.queue;
 
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.values.LongValue;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.WriteMarshallable;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * An appender of a queue hosted by a replication node (the node recorded its marks in the queue's metadata,
  * see {@link ReplicaStore}): refuses to write once the node stops leading (one volatile read of mapped memory per
- * write), and in quorum mode returns only when a majority of replicas holds the excerpt, else throws
- * {@link AckTimeoutException}. Allocation-free.
+ * write), and, when made to wait for acknowledgements (quorum mode, {@link EnterpriseQueue#createAppender()}),
+ * returns only when a majority of replicas holds the excerpt ({@link QueueAcknowledgements#awaitAcknowledged}),
+ * else throws {@link AckTimeoutException}. A pipelined appender ({@link EnterpriseQueue#createPipelinedAppender()})
+ * returns as soon as the excerpt is written here. Allocation-free.
  */
 final class NodeGuardedAppender implements QueueAppender {
-    /** Spin this long before yielding, then park: a quorum ack on loopback takes tens of microseconds. */
-    private static final long SPIN_NANOS = 50_000;
-    private static final long YIELD_NANOS = 1_000_000;
-    private static final long PARK_NANOS = 50_000;
-
     private final String queueName;
     private final QueueAppender delegate;
     private final LongValue writableTerm;
     /** The node's leader lease ({@link ReplicaStore#publishLeaseUntil}), on {@code System.nanoTime}'s clock. */
     private final LongValue leaseUntil;
-    private final SingleChronicleQueue chronicle;
-    private final Duration ackTimeout; // null: not quorum
-    private final long ackTimeoutNanos;
+    private final QueueAcknowledgements acknowledgements; // null: returns once written locally
+    private final Duration ackTimeout;
 
     NodeGuardedAppender(String queueName, QueueAppender delegate, LongValue writableTerm, LongValue leaseUntil,
-                        SingleChronicleQueue chronicle, Duration ackTimeout) {
+                        QueueAcknowledgements acknowledgements, Duration ackTimeout) {
+        if ((acknowledgements == null) != (ackTimeout == null)) {
+            throw new IllegalArgumentException("acknowledgements and their timeout go together");
+        }
         this.queueName = queueName;
         this.delegate = delegate;
         this.writableTerm = writableTerm;
         this.leaseUntil = leaseUntil;
-        this.chronicle = chronicle;
+        this.acknowledgements = acknowledgements;
         this.ackTimeout = ackTimeout;
-        this.ackTimeoutNanos = ackTimeout == null ? 0 : ackTimeout.toNanos();
     }
 
     private void checkWritable() {
@@ -54,27 +50,12 @@ final class NodeGuardedAppender implements QueueAppender {
     }
 
     private long acknowledged(long index) {
-        if (ackTimeout == null) {
-            // Acknowledged locally: only while the lease still holds (the check before the write may be long past).
-            if (System.nanoTime() >= leaseUntil.getVolatileValue()) {
-                throw new AckTimeoutException(queueName, index, "the node's leader lease lapsed while it was written");
-            }
-            return index;
-        }
-        long start = System.nanoTime();
-        long quorum;
-        while ((quorum = chronicle.lastAcknowledgedIndexReplicated()) < index) {
-            long waited = System.nanoTime() - start;
-            if (waited > ackTimeoutNanos) {
-                throw new AckTimeoutException(queueName, index, ackTimeout, quorum);
-            }
-            if (waited < SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else if (waited < YIELD_NANOS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(PARK_NANOS);
-            }
+        if (acknowledgements != null) {
+            acknowledgements.awaitAcknowledged(index, ackTimeout); // a majority holds it: the lease was held then
+        } else if (System.nanoTime() >= leaseUntil.getVolatileValue()) {
+            // Returned once written here: only while the lease still holds (the check before the write may be long
+            // past). A pipelined appender in quorum mode says so too: written, maybe in the queue, not acknowledged.
+            throw new AckTimeoutException(queueName, index, "the node's leader lease lapsed while it was written");
         }
         return index;
     }
@@ -115,6 +96,6 @@ final class NodeGuardedAppender implements QueueAppender {
 
     @Override
     public String toString() {
-        return "NodeGuardedAppender[" + queueName + (ackTimeout == null ? "" : ", quorum " + ackTimeout) + "]";
+        return "NodeGuardedAppender[" + queueName + (ackTimeout == null ? ", returns once written here" : ", waits for a quorum " + ackTimeout) + "]";
     }
 }

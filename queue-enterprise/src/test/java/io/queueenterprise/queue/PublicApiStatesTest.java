@@ -92,6 +92,11 @@ class PublicApiStatesTest {
             q.createAppender().close();
             return null;
         });
+        QUEUE_CALLS.put("createPipelinedAppender()", q -> {
+            q.createPipelinedAppender().close();
+            return null;
+        });
+        QUEUE_CALLS.put("acknowledgements()", EnterpriseQueue::acknowledgements);
         QUEUE_CALLS.put("createTailer()", q -> {
             q.createTailer().close();
             return null;
@@ -159,7 +164,7 @@ class PublicApiStatesTest {
 
     private static final List<State> STATES = List.of(
             new State("open", "",
-                    m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS, // a plain queue has no keys
+                    m -> m.equals("reloadKeys()") || m.equals("acknowledgements()") ? Expect.WORKS_OR_TYPED : Expect.WORKS, // a plain queue has no keys, no node
                     m -> Expect.WORKS,
                     m -> Expect.WORKS),
             new State("queue closed", "closed",
@@ -171,19 +176,19 @@ class PublicApiStatesTest {
                     m -> m.equals("close()") ? Expect.WORKS : m.equals("lastIndexAppended()") ? Expect.WORKS_OR_TYPED : Expect.STATE,
                     m -> m.equals("close()") || m.equals("lastReadIndex()") ? Expect.WORKS : Expect.STATE),
             new State("opened read-only", "read-only",
-                    m -> m.equals("createAppender()") || m.equals("promote(long)") ? Expect.STATE : Expect.WORKS_OR_TYPED,
+                    m -> m.equals("createAppender()") || m.equals("createPipelinedAppender()") || m.equals("promote(long)") ? Expect.STATE : Expect.WORKS_OR_TYPED,
                     null, // a read-only queue has no appender
                     m -> Expect.WORKS),
             new State("read-only on an unwritable directory", "read-only",
-                    m -> m.equals("createAppender()") || m.equals("promote(long)") ? Expect.STATE : Expect.WORKS_OR_TYPED,
+                    m -> m.equals("createAppender()") || m.equals("createPipelinedAppender()") || m.equals("promote(long)") ? Expect.STATE : Expect.WORKS_OR_TYPED,
                     null,
                     m -> Expect.WORKS),
             new State("another thread", "thread",
-                    m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS, // the queue is thread-safe
+                    m -> m.equals("reloadKeys()") || m.equals("acknowledgements()") ? Expect.WORKS_OR_TYPED : Expect.WORKS, // the queue is thread-safe
                     m -> m.equals("close()") || m.equals("lastIndexAppended()") ? Expect.WORKS_OR_TYPED : Expect.STATE,
                     m -> m.equals("close()") || m.equals("lastReadIndex()") ? Expect.WORKS_OR_TYPED : Expect.STATE),
             new State("damaged cycle file", "damage",
-                    m -> m.equals("reloadKeys()") ? Expect.WORKS_OR_TYPED : Expect.WORKS_OR_DAMAGE,
+                    m -> m.equals("reloadKeys()") || m.equals("acknowledgements()") ? Expect.WORKS_OR_TYPED : Expect.WORKS_OR_DAMAGE,
                     m -> Expect.WORKS_OR_DAMAGE,
                     m -> Expect.WORKS_OR_DAMAGE));
     // Not a state here: a cycle file truncated under its mapping. The JVM raises the fault (SIGBUS) in JIT-compiled

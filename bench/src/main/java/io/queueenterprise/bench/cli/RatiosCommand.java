@@ -39,6 +39,10 @@ public final class RatiosCommand implements Callable<Integer> {
     @Option(names = "--only", description = "run only this subject (to attach a profiler); prints its ns/op, no ratios")
     String only;
 
+    @Option(names = "--replicated", description = "measure replication instead (issue 18): the local encrypted library,"
+            + " replicated-async and replicated-quorum (pipelined) on a two-node cluster in this process, in wall time")
+    boolean replicated;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -48,12 +52,14 @@ public final class RatiosCommand implements Callable<Integer> {
         check.sizes(sizes, 1 << 20, "");
         check.atLeast("--slice", slice, 1000, " operations", ": shorter slices measure the clock");
         check.rounds(rounds, warmupRounds);
-        if (only != null && !PathRatios.SUBJECTS.contains(only)) {
-            throw check.bad("--only: no subject named '" + only + "'; the subjects are " + PathRatios.SUBJECTS);
+        List<String> subjects = replicated ? PathRatios.REPLICATED_SUBJECTS : PathRatios.SUBJECTS;
+        if (only != null && !subjects.contains(only)) {
+            throw check.bad("--only: no subject named '" + only + "'; the subjects are " + subjects);
         }
         RoundOptions.printMachine("ratios");
         for (int size : sizes) {
-            PathRatios.Result result = new PathRatios(size, slice, rounds, warmupRounds, seed).only(only).run(System.err);
+            PathRatios.Result result = new PathRatios(size, slice, rounds, warmupRounds, seed).only(only)
+                    .replicated(replicated).run(System.err);
             PathRatios.print(result, System.out);
         }
         RoundOptions.printLoadAfter();

@@ -7,7 +7,11 @@ import io.queueenterprise.crypto.ExcerptOpener;
 import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.bench.subject.ReplicatedSubject;
+import io.queueenterprise.bench.subject.SubjectConfig;
 import io.queueenterprise.queue.EnterpriseQueue;
+import io.queueenterprise.queue.QueueAcknowledgements;
+import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueTailer;
 import net.openhft.chronicle.bytes.Bytes;
@@ -158,6 +162,102 @@ abstract class ExcerptPath implements AutoCloseable {
             queue.close();
             payload.releaseLast();
             received.releaseLast();
+        }
+    }
+
+    /**
+     * Replication's throughput: a two-node cluster on UDP loopback ({@link ReplicatedSubject}); a slice appends
+     * {@code n} excerpts on the leader, the same thread reading on the follower (the library, with the key) whatever
+     * has arrived between writes, and is done when the follower holds all {@code n}: in async mode (writes return once
+     * written on the leader) when the follower's reader has read them; in quorum mode (writes pipelined with a window
+     * of {@link ReplicatedSubject#WINDOW} unacknowledged ones) when the leader's acknowledged index reaches the last
+     * (a majority of two is both). The follower's reader sees an excerpt of a quorum queue only once it is
+     * acknowledged, a hop later: what it has not read at the end of a slice it reads in the next ones.
+     */
+    static final class Replicated extends ExcerptPath {
+        private static final int WINDOW = ReplicatedSubject.WINDOW;
+        private final ReplicatedSubject cluster;
+        private final QueueAppender appender;
+        private final QueueAcknowledgements acks; // null: async
+        private final QueueTailer followerTailer;
+        private final Bytes<?> payload;
+        private final Bytes<?> received;
+        private final long[] window = new long[WINDOW];
+        private final java.time.Duration timeout = java.time.Duration.ofSeconds(30);
+
+        Replicated(Path dir, int size, AckMode mode) throws java.io.IOException {
+            super(mode == AckMode.QUORUM ? "replicated-quorum" : "replicated-async",
+                    "library (AES_128_CTR_POLY1305) appending on a replication leader, read back on its follower (UDP"
+                            + " loopback), " + mode + (mode == AckMode.QUORUM ? ", pipelined with a window of " + WINDOW : ""));
+            java.nio.file.Files.createDirectories(dir);
+            cluster = ReplicatedSubject.open(new SubjectConfig(Math.max(size, Long.BYTES), dir, 1024), mode);
+            EnterpriseQueue leader = cluster.leaderQueue();
+            appender = mode == AckMode.QUORUM ? leader.createPipelinedAppender() : leader.createAppender();
+            acks = mode == AckMode.QUORUM ? leader.acknowledgements() : null;
+            followerTailer = cluster.followerQueue().createTailer();
+            payload = direct(size);
+            received = Bytes.allocateElasticDirect(size + 64);
+        }
+
+        @Override
+        long run(int n) {
+            long sum = 0;
+            int read = 0;
+            for (int written = 0; written < n; ) {
+                int slot = written & (WINDOW - 1);
+                if (acks == null || written < WINDOW || acks.isAcknowledged(window[slot])) {
+                    payload.readPosition(0);
+                    window[slot] = appender.write(payload);
+                    written++;
+                }
+                received.clear();
+                if (followerTailer.read(received)) {
+                    read++;
+                    sum += received.readRemaining();
+                }
+            }
+            if (acks != null) {
+                // done once a majority (both) holds every write; what the follower's reader has not seen yet (it sees
+                // an excerpt once the follower learns it is acknowledged, a hop later) is read in the next slices
+                acks.awaitAcknowledged(window[(n - 1) & (WINDOW - 1)], timeout);
+                return sum + readAvailable();
+            }
+            long idleSince = 0;
+            while (read < n) { // async: done once the follower holds (and its reader has read) every write
+                received.clear();
+                if (followerTailer.read(received)) {
+                    read++;
+                    sum += received.readRemaining();
+                    idleSince = 0;
+                } else if (idleSince == 0) {
+                    idleSince = System.nanoTime();
+                } else if (System.nanoTime() - idleSince > timeout.toNanos()) {
+                    throw new IllegalStateException(name + ": the follower read " + read + " of " + n + " excerpts and"
+                            + " nothing more for " + timeout);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            return sum;
+        }
+
+        private long readAvailable() {
+            long sum = 0;
+            received.clear();
+            while (followerTailer.read(received)) {
+                sum += received.readRemaining();
+                received.clear();
+            }
+            return sum;
+        }
+
+        @Override
+        public void close() {
+            appender.close();
+            followerTailer.close();
+            payload.releaseLast();
+            received.releaseLast();
+            cluster.close();
         }
     }
 

@@ -4,6 +4,7 @@ import io.queueenterprise.bench.harness.Directories;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.MasterKey;
+import io.queueenterprise.replication.AckMode;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -68,6 +69,37 @@ public final class PathRatios {
     /** Every subject, in the order of the table. */
     public static final List<String> SUBJECTS = List.copyOf(OPENERS.keySet());
 
+    /**
+     * The replicated suite ({@code --replicated}, issue 18): the local encrypted library against replication to a
+     * follower, async and quorum (pipelined). Timed in wall time, not the calling thread's CPU time: a replicated
+     * slice's work is mostly on the nodes' threads.
+     */
+    private static final Map<String, Opener> REPLICATED_OPENERS = new LinkedHashMap<>();
+
+    static {
+        REPLICATED_OPENERS.put("library-ctr-poly1305",
+                (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
+        REPLICATED_OPENERS.put("replicated-async", (dir, size, ring) -> new ExcerptPath.Replicated(dir, size, AckMode.ASYNC));
+        REPLICATED_OPENERS.put("replicated-quorum", (dir, size, ring) -> new ExcerptPath.Replicated(dir, size, AckMode.QUORUM));
+    }
+
+    /** The replicated suite's subjects, in the order of the table. */
+    public static final List<String> REPLICATED_SUBJECTS = List.copyOf(REPLICATED_OPENERS.keySet());
+
+    /** Issue 18's targets: {numerator, denominator, at least}. */
+    private static final String[][] REPLICATED_TARGETS = {
+            {"replicated-quorum", "replicated-async", "0.7"},
+            {"replicated-async", "library-ctr-poly1305", "0.5"},
+    };
+
+    /** The replicated suite (wall time) rather than the excerpt paths (CPU time). */
+    private boolean replicated;
+
+    public PathRatios replicated(boolean replicated) {
+        this.replicated = replicated;
+        return this;
+    }
+
     private final int size;
     private final int slice;
     private final int rounds;
@@ -94,7 +126,7 @@ public final class PathRatios {
     }
 
     /** ns per append+read of every subject, per measured round: {@code [subject][round]}. */
-    public record Result(int size, List<String> subjects, List<String> descriptions, double[][] nsPerOp) {
+    public record Result(int size, List<String> subjects, List<String> descriptions, double[][] nsPerOp, boolean wallTime) {
         int indexOf(String subject) {
             return subjects.indexOf(subject);
         }
@@ -134,13 +166,14 @@ public final class PathRatios {
         Thread removeAtExit = new Thread(() -> deleteQuietly(root), "qe-ratios-cleanup");
         Runtime.getRuntime().addShutdownHook(removeAtExit);
         try {
-            for (Map.Entry<String, Opener> subject : OPENERS.entrySet()) {
+            for (Map.Entry<String, Opener> subject : (replicated ? REPLICATED_OPENERS : OPENERS).entrySet()) {
                 if (only == null || only.equals(subject.getKey())) {
                     paths.add(subject.getValue().open(root.resolve(subject.getKey()), size, ring));
                 }
             }
             if (paths.isEmpty()) {
-                throw new IllegalArgumentException("no subject named '" + only + "'; the subjects are " + SUBJECTS);
+                throw new IllegalArgumentException("no subject named '" + only + "'; the subjects are "
+                        + (replicated ? REPLICATED_SUBJECTS : SUBJECTS));
             }
             int n = paths.size();
             double[][] ns = new double[n][rounds];
@@ -158,9 +191,9 @@ public final class PathRatios {
                 shuffle(order, random);
                 for (int k = 0; k < n; k++) {
                     int s = order[k];
-                    long start = threads.getCurrentThreadCpuTime();
+                    long start = replicated ? System.nanoTime() : threads.getCurrentThreadCpuTime();
                     sink += paths.get(s).run(slice);
-                    long elapsed = threads.getCurrentThreadCpuTime() - start;
+                    long elapsed = (replicated ? System.nanoTime() : threads.getCurrentThreadCpuTime()) - start;
                     if (round >= 0) {
                         ns[s][round] = (double) elapsed / slice;
                     }
@@ -178,7 +211,7 @@ public final class PathRatios {
                 names.add(p.name);
                 descriptions.add(p.description);
             }
-            return new Result(size, names, descriptions, ns);
+            return new Result(size, names, descriptions, ns, replicated);
         } finally {
             for (ExcerptPath p : paths) {
                 p.close();
@@ -204,6 +237,10 @@ public final class PathRatios {
     public static void print(Result r, PrintStream out) {
         if (r.subjects().size() == 1) {
             out.printf("%n%d B, %s alone: median %.1f ns per append + read%n", r.size(), r.subjects().get(0), r.medianNs(0));
+            return;
+        }
+        if (r.wallTime()) {
+            printReplicated(r, out);
             return;
         }
         int plain = r.indexOf("library-plain");
@@ -236,7 +273,36 @@ public final class PathRatios {
         }
     }
 
+    /** The replicated suite: throughput (messages/s, wall time) and ratios with their IQR, against issue 18's targets. */
+    private static void printReplicated(Result r, PrintStream out) {
+        int local = r.indexOf("library-ctr-poly1305");
+        int async = r.indexOf("replicated-async");
+        int rounds = r.nsPerOp()[0].length;
+        out.printf("%n%d B, %d rounds, wall time: median ns per message appended and read back (replicated: on the"
+                + " follower; quorum: acknowledged), and the interquartile range of the per-round ratio%n", r.size(), rounds);
+        out.printf("%-24s %10s %12s %26s %26s%n", "subject", "ns/msg", "msg/s", "throughput / local", "throughput / async");
+        for (int s = 0; s < r.subjects().size(); s++) {
+            out.printf("%-24s %10.1f %12.0f %26s %26s%n", r.subjects().get(s), r.medianNs(s), 1e9 / r.medianNs(s),
+                    ratioText(r, s, local), ratioText(r, s, async));
+        }
+        for (String[] target : REPLICATED_TARGETS) {
+            int s = r.indexOf(target[0]);
+            int reference = r.indexOf(target[1]);
+            if (s < 0 || reference < 0) {
+                continue;
+            }
+            double goal = Double.parseDouble(target[2]);
+            double median = r.ratio(s, reference, 50);
+            out.printf("Target %s / %s >= %.2f at %d B: median %.2f (IQR %.2f-%.2f), %s%n", target[0], target[1], goal,
+                    r.size(), median, r.ratio(s, reference, 25), r.ratio(s, reference, 75),
+                    median >= goal ? "met in this run" : "NOT met in this run");
+        }
+    }
+
     private static String ratioText(Result r, int s, int reference) {
+        if (reference < 0) {
+            return "-";
+        }
         if (s == reference) {
             return "1";
         }

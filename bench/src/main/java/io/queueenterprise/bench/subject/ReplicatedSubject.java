@@ -6,6 +6,9 @@ import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.MasterKey;
 import io.queueenterprise.queue.EnterpriseQueue;
+import io.queueenterprise.queue.QueueAcknowledgements;
+import io.queueenterprise.queue.QueueAppender;
+import net.openhft.chronicle.bytes.Bytes;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.ReplicationNode;
@@ -27,8 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  * one duty-cycle thread. The producer appends with the library into the leader's queue (authenticated
  * encryption, the product's default); the consumer tails the FOLLOWER's queue with the library, so the latency
  * is append, the leader's tail, Aeron UDP, the follower's write at the same index, and the follower-side read.
- * In quorum mode the append itself also waits for the follower's ack (a majority of two is both), so the
- * producer's rate includes the round trip. Compare with {@code peer-aeron-udp-rtt} from the same run.
+ * In quorum mode the producer writes pipelined ({@link EnterpriseQueue#createPipelinedAppender()}): up to
+ * {@value #WINDOW} writes not yet acknowledged by a majority (of two: both), waiting on the acknowledged index only
+ * when the window is full; the follower's reader sees an excerpt only once it is acknowledged (replicated reads), so
+ * the latency is still measured to acknowledgement. Compare with {@code peer-aeron-udp-rtt} from the same run.
  * Nodes busy-spin when the machine has cores for the four hot threads (producer, consumer, two nodes), else
  * they back off: the description of each result says which.
  */
@@ -47,7 +52,8 @@ public final class ReplicatedSubject implements Subject {
         @Override public String name() { return name; }
         @Override public String description() {
             return "queue-enterprise library (" + CipherMode.AES_128_CTR_POLY1305 + ") appending on a replication leader, read on its "
-                    + "follower over Aeron UDP loopback, " + ackMode + " acks, nodes " + idleStrategy();
+                    + "follower over Aeron UDP loopback, " + ackMode + " acks"
+                    + (ackMode == AckMode.QUORUM ? " (pipelined, window " + WINDOW + ")" : "") + ", nodes " + idleStrategy();
         }
         @Override public Role role() { return Role.REPLICATED; }
         @Override public boolean persists() { return true; }
@@ -56,6 +62,8 @@ public final class ReplicatedSubject implements Subject {
         }
     }
 
+    /** Quorum mode: writes in flight (not yet acknowledged) per producer; enough to cover a round trip at full rate. */
+    public static final int WINDOW = 1024;
     private static final String QUEUE = "bench";
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -69,6 +77,11 @@ public final class ReplicatedSubject implements Subject {
     private final Path followerQueueDir;
     private EnterpriseQueue leaderQueue; // opened with the subject: the descriptor exists before the follower connects
     private EnterpriseQueue followerQueue;
+
+    /** Opens the two-node cluster in {@code config.runDir()} (what {@code qe ratios --replicated} measures too). */
+    public static ReplicatedSubject open(SubjectConfig config, AckMode ackMode) throws IOException {
+        return new ReplicatedSubject(config, ackMode);
+    }
 
     ReplicatedSubject(SubjectConfig config, AckMode ackMode) throws IOException {
         this.config = config;
@@ -151,13 +164,53 @@ public final class ReplicatedSubject implements Subject {
 
     @Override
     public synchronized Producer producer() {
-        return LibrarySubject.producerOf(leaderQueue, config);
+        return ackMode == AckMode.QUORUM ? pipelinedProducer() : LibrarySubject.producerOf(leaderQueue, config);
+    }
+
+    /** Writes without waiting while fewer than {@link #WINDOW} writes are unacknowledged; allocation-free. */
+    private Producer pipelinedProducer() {
+        QueueAppender appender = leaderQueue.createPipelinedAppender();
+        QueueAcknowledgements acks = leaderQueue.acknowledgements();
+        long[] window = new long[WINDOW];
+        Bytes<?> message = Bytes.allocateDirect(config.messageSize());
+        message.zeroOut(0, config.messageSize());
+        message.writeSkip(config.messageSize());
+        return new Producer() {
+            private long written;
+
+            @Override public void send(long intendedNanos) {
+                int slot = (int) (written & (WINDOW - 1));
+                if (written >= WINDOW) {
+                    acks.awaitAcknowledged(window[slot], ACK_TIMEOUT); // the window is full: its oldest write
+                }
+                message.writeLong(0, intendedNanos);
+                window[slot] = appender.write(message);
+                written++;
+            }
+
+            @Override public void close() {
+                appender.close();
+                message.releaseLast();
+            }
+        };
     }
 
     @Override
     public synchronized Consumer consumer() {
-        followerQueue = EnterpriseQueue.builder(followerQueueDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
-        return LibrarySubject.consumerOf(followerQueue, config);
+        return LibrarySubject.consumerOf(followerQueue(), config);
+    }
+
+    /** The leader's queue, opened by the application (quorum acks asked for in quorum mode). */
+    public EnterpriseQueue leaderQueue() {
+        return leaderQueue;
+    }
+
+    /** The follower's copy, opened by a reader with the key (once; closed with the subject). */
+    public synchronized EnterpriseQueue followerQueue() {
+        if (followerQueue == null) {
+            followerQueue = EnterpriseQueue.builder(followerQueueDir).encrypted(ring).cipherMode(CipherMode.AES_128_CTR_POLY1305).build();
+        }
+        return followerQueue;
     }
 
     @Override

@@ -110,6 +110,38 @@ class FollowerSessionTest {
         assertSessionFrames();
     }
 
+    /**
+     * Acknowledgements are cumulative and coalesced: a batch of many excerpts is answered by one ACK carrying its last
+     * index, and batches handed over within one duty cycle by one ACK of the highest index written, never one per
+     * excerpt or per batch.
+     */
+    @Test
+    void oneAckOfTheHighestIndexWrittenPerDutyCycleNotOnePerExcerpt() throws Exception {
+        follower.onDescriptor(leader, descriptor(-1), TERM);
+        assertEquals(List.of(FrameType.ACK), sink.types());
+        long[] index = leaderExcerpts(150);
+        queue.leaderLastIndex = index[149];
+
+        assertTrue(follower.onData(leader, data(index, 0, 50), rx.capacity(), TERM, System.nanoTime()));
+        awaitWritten(index[49]);
+        follower.pollWriters(leader, TERM, System.nanoTime());
+        follower.pollWriters(leader, TERM, System.nanoTime()); // a cycle with nothing newly written sends nothing
+        assertEquals(List.of(FrameType.ACK, FrameType.ACK), sink.types(), "one ACK for a batch of 50");
+        assertAck(1, index[49], QueueStatus.State.CATCHING_UP);
+
+        synchronized (queue.writer) { // two batches handed over before the writer writes either
+            assertTrue(follower.onData(leader, data(index, 50, 100), rx.capacity(), TERM, System.nanoTime()));
+            assertTrue(follower.onData(leader, data(index, 100, 150), rx.capacity(), TERM, System.nanoTime()));
+        }
+        awaitWritten(index[149]);
+        follower.pollWriters(leader, TERM, System.nanoTime());
+        follower.pollWriters(leader, TERM, System.nanoTime());
+        assertEquals(List.of(FrameType.ACK, FrameType.ACK, FrameType.ACK), sink.types(),
+                "one ACK for 100 excerpts in two batches written between two duty cycles");
+        assertAck(2, index[149], QueueStatus.State.LIVE);
+        assertSessionFrames();
+    }
+
     @Test
     void anExcerptThatDoesNotFollowIsNotStoredAndHelloSaysWhereTheCopyStands() throws Exception {
         follower.onDescriptor(leader, descriptor(-1), TERM);

@@ -113,6 +113,49 @@ class LeaderSessionTest {
         assertSessionFrames();
     }
 
+    /**
+     * No round trip per excerpt: the leader ships what its tail found without waiting for any ACK (a second batch goes
+     * while the first is unacknowledged), and one cumulative ACK of the last index moves the quorum index it publishes
+     * for the library to that index; an older ACK arriving late does not move it back.
+     */
+    @Test
+    void shipsWithoutWaitingForAcksAndOneCumulativeAckMovesTheQuorumIndex() throws Exception {
+        long[] first = append(50, 100);
+        leader.onHello(follower, hello("orders", -1), TERM);
+        leader.work(System.nanoTime(), TERM);
+        long[] second = append(50, 100);
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DATA, FrameType.DATA), sink.types(),
+                "the second batch went while the first was unacknowledged");
+        long[] all = new long[100];
+        System.arraycopy(first, 0, all, 0, 50);
+        System.arraycopy(second, 0, all, 50, 50);
+        List<Long> shipped = excerptsIn(sink.takenSince(1), all);
+        assertEquals(100, shipped.size());
+        assertEquals(-1, store.quorumIndex(), "a majority of two is both: nothing acknowledged yet");
+
+        leader.onAck(follower, ack(second[49], 1));
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(second[49], store.quorumIndex(), "one ACK of the last index acknowledges all 100");
+        assertEquals(second[49], queue.quorumIndex);
+
+        leader.onAck(follower, ack(first[10], 2)); // reordered, late
+        leader.work(System.nanoTime(), TERM);
+        assertEquals(second[49], store.quorumIndex(), "the watermark never moves back");
+        assertSessionFrames();
+    }
+
+    private final ExpandableArrayBuffer ackBuffer = new ExpandableArrayBuffer(256);
+
+    /** The follower's ACK of queue 0 up to {@code durableIndex}. */
+    private io.queueenterprise.replication.wire.AckBody ack(long durableIndex, long sequence) throws Exception {
+        FrameEncoder out = new FrameEncoder().begin(ackBuffer, 0, FrameType.ACK, FOLLOWER, TERM, SESSION, sequence);
+        new io.queueenterprise.replication.wire.AckEncoder().encode(out, 0, io.queueenterprise.replication.QueueStatus.State.LIVE,
+                durableIndex);
+        int length = out.finish();
+        return new io.queueenterprise.replication.wire.AckBody().wrap(new Frame().wrap(ackBuffer, 0, length));
+    }
+
     @Test
     void aBatchRefusedByBackPressureIsOfferedAgainWithNothingSkippedOrRepeatedAndTheNextSequence() throws Exception {
         long[] index = append(3, 100);
