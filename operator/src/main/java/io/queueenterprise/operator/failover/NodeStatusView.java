@@ -18,10 +18,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  *                        publishes its plain and authenticated-encrypted rates ({@link CalibrationReading})
  * @param transport       the node's embedded Aeron client and driver; null from a node that does not report it
  * @param peerAddresses   every other peer as this node addresses it; empty from a node that does not report them
+ * @param lease           the node's leader lease (docs/replication.md "Leader lease"); null from a node that does not
+ *                        report it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues,
-                             String cpusAllowedList, JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses) {
+                             String cpusAllowedList, JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses,
+                             Lease lease) {
     public static final String LEADER = "LEADER";
     public static final String FOLLOWER = "FOLLOWER";
     public static final String FENCED = "FENCED";
@@ -34,7 +37,21 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
 
     /** A node reporting nothing beyond its role, term and queues (tests, and nodes older than those fields). */
     public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList) {
-        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null, null, List.of());
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null, null, List.of(), null);
+    }
+
+    /** A node that does not report its lease. */
+    public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList,
+                          JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, calibration, transport, peerAddresses, null);
+    }
+
+    /**
+     * Whether this node, as leader, acknowledges appends now: it holds its leader lease and its term is confirmed
+     * (after a promotion, about the lease timeout later). True from a node that does not report a lease.
+     */
+    public boolean acknowledges() {
+        return lease == null || lease.acknowledging();
     }
 
     public boolean isLeaderAt(long expectedTerm) {
@@ -87,6 +104,11 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
     /** Folders of excerpts this replica moved aside (never served, never deleted by the node): the newest one's facts. */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Quarantines(long count, String lastReason, String lastAt, String lastDirectory, long lastExcerpts) {
+    }
+
+    /** The leader lease: {@code acknowledging} while it leads, holds the lease and its term is confirmed. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Lease(boolean acknowledging, boolean held, boolean confirmed, long timeoutMillis) {
     }
 
     /** A follower as its leader sees it. */

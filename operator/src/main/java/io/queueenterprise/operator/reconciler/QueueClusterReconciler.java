@@ -192,16 +192,21 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             metrics.failoverCompleted(cluster, completed);
         }
         metrics.reconciled(cluster, plan.getClass().getSimpleName());
-        return UpdateControl.patchStatus(cluster).rescheduleAfter(nextPoll(plan, rolling));
+        boolean leaderAcknowledges = !(plan instanceof Plan.Steady steadyPlan)
+            || !(observations.get(steadyPlan.leader()) instanceof ReplicaObservation.Reachable leading)
+            || leading.status().acknowledges();
+        return UpdateControl.patchStatus(cluster).rescheduleAfter(nextPoll(plan, rolling, leaderAcknowledges));
     }
 
     /**
-     * {@link #SETTLING_POLL} while leadership moves ({@code Elect}, {@code Repoint}) or a rolling update has a step
-     * left; {@link #POLL} when steady and up to date, and when no quorum is reachable (pod events, a pod turning Ready,
-     * say when that changes).
+     * {@link #SETTLING_POLL} while leadership moves ({@code Elect}, {@code Repoint}), a leader in place does not
+     * acknowledge yet (its lease not held: just promoted) or a rolling update has a step left; {@link #POLL} when steady,
+     * acknowledging and up to date, and when no quorum is reachable (pod events, a pod turning Ready, say when that
+     * changes).
      */
-    static Duration nextPoll(Plan plan, RollingUpdatePlanner.Step rolling) {
-        boolean leadershipMoving = plan instanceof Plan.Elect || plan instanceof Plan.Repoint;
+    static Duration nextPoll(Plan plan, RollingUpdatePlanner.Step rolling, boolean leaderAcknowledges) {
+        boolean leadershipMoving = plan instanceof Plan.Elect || plan instanceof Plan.Repoint
+            || plan instanceof Plan.Steady && !leaderAcknowledges;
         boolean rollingOut = plan instanceof Plan.Steady && !(rolling instanceof RollingUpdatePlanner.UpToDate);
         return leadershipMoving || rollingOut ? SETTLING_POLL : POLL;
     }

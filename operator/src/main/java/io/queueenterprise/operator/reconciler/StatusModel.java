@@ -104,11 +104,17 @@ public final class StatusModel {
         int majority = QueueClusterModel.majority(replicas.size());
         conditions.add(Conditions.of(Conditions.QUORUM, reachable >= majority, reachable >= majority ? "MajorityAnswers" : "NoQuorum",
             reachable + " of " + replicas.size() + " replicas answer on their admin endpoint; a majority is " + majority, generation));
-        boolean ready = outcome.leaderInPlace() && outcome.problems().isEmpty() && reachable == replicas.size();
+        // a leader in place acknowledges only once it holds its lease (after a promotion, about the lease timeout later)
+        boolean leaderAcknowledges = leader == null || leader.acknowledges();
+        boolean ready = outcome.leaderInPlace() && outcome.problems().isEmpty() && reachable == replicas.size() && leaderAcknowledges;
+        List<String> notReady = !outcome.problems().isEmpty() ? outcome.problems()
+            : reachable < replicas.size() ? List.of(reachable + " of " + replicas.size() + " replicas answer")
+            : !leaderAcknowledges ? List.of("leader " + outcome.leader() + " at term " + outcome.term()
+                + " does not acknowledge appends yet (no leader lease: its term not confirmed by a majority, or none heard lately)")
+            : List.of(reachable + " of " + replicas.size() + " replicas answer");
         conditions.add(Conditions.of(Conditions.READY, ready, ready ? "LeaderAndFollowersInPlace" : "NotReady",
-            ready ? "leader " + outcome.leader() + " at term " + outcome.term() + ", every replica following"
-                : String.join("; ", outcome.problems().isEmpty() ? List.of(reachable + " of " + replicas.size() + " replicas answer")
-                : outcome.problems()), generation));
+            ready ? "leader " + outcome.leader() + " at term " + outcome.term() + ", every replica following, acknowledging"
+                : String.join("; ", notReady), generation));
         conditions.add(pinned(cluster, replicaStatuses, tunedNodes, generation));
         FailoverStatus failover = status.getFailover();
         boolean failingOver = failover != null && failover.getPhase() != FailoverStatus.Phase.COMPLETED;

@@ -18,7 +18,7 @@ class ReconcilePollTest {
 
     @Test
     void aSteadyUpToDateClusterIsPolledAtTheSlowInterval() {
-        assertEquals(QueueClusterReconciler.POLL, QueueClusterReconciler.nextPoll(STEADY, UP_TO_DATE));
+        assertEquals(QueueClusterReconciler.POLL, QueueClusterReconciler.nextPoll(STEADY, UP_TO_DATE, true));
     }
 
     @Test
@@ -26,17 +26,23 @@ class ReconcilePollTest {
         for (RollingUpdatePlanner.Step step : List.of(new RollingUpdatePlanner.Wait("r-1 catching up"),
                 new RollingUpdatePlanner.Restart("r-1"),
                 new RollingUpdatePlanner.Switchover(new Plan.Elect("r-1", 4, "r-0", List.of("r-2"), true, "switchover")))) {
-            assertEquals(QueueClusterReconciler.SETTLING_POLL, QueueClusterReconciler.nextPoll(STEADY, step), step.toString());
+            assertEquals(QueueClusterReconciler.SETTLING_POLL, QueueClusterReconciler.nextPoll(STEADY, step, true), step.toString());
         }
+    }
+
+    @Test
+    void aLeaderInPlaceThatDoesNotAcknowledgeYetIsFollowedSoon() {
+        // just promoted: it holds no lease for about the lease timeout, and no pod event says when it does
+        assertEquals(QueueClusterReconciler.SETTLING_POLL, QueueClusterReconciler.nextPoll(STEADY, UP_TO_DATE, false));
     }
 
     @Test
     void leadershipThatMovesIsFollowedSoonAndNoQuorumWaitsForPodEventsOrThePoll() {
         assertEquals(QueueClusterReconciler.SETTLING_POLL, QueueClusterReconciler.nextPoll(
-            new Plan.Elect("r-1", 4, "r-0", List.of("r-2"), true, "leader lost"), UP_TO_DATE));
+            new Plan.Elect("r-1", 4, "r-0", List.of("r-2"), true, "leader lost"), UP_TO_DATE, true));
         assertEquals(QueueClusterReconciler.SETTLING_POLL, QueueClusterReconciler.nextPoll(
-            new Plan.Repoint("r-0", 3, List.of("r-2")), UP_TO_DATE));
+            new Plan.Repoint("r-0", 3, List.of("r-2")), UP_TO_DATE, true));
         assertEquals(QueueClusterReconciler.POLL, QueueClusterReconciler.nextPoll(
-            new Plan.NoQuorum(1, 2, "two pods Pending"), UP_TO_DATE));
+            new Plan.NoQuorum(1, 2, "two pods Pending"), UP_TO_DATE, true));
     }
 }

@@ -85,6 +85,25 @@ class StatusModelTest {
     }
 
     @Test
+    void aLeaderThatDoesNotAcknowledgeYetLeavesTheClusterNotReadyAndSaysWhy() {
+        Map<String, ReplicaObservation> observations = healthy("1", "2", "3");
+        NodeStatusView leader = ((ReplicaObservation.Reachable) observations.get("q-0")).status();
+        NodeStatusView justPromoted = new NodeStatusView(leader.nodeId(), leader.role(), leader.term(), leader.leaderNodeId(),
+            leader.queues(), leader.cpusAllowedList(), null, null, List.of(), new NodeStatusView.Lease(false, true, false, 2000));
+        observations.put("q-0", new ReplicaObservation.Reachable("q-0", justPromoted));
+        Condition ready = condition(StatusModel.build(cluster("1"), new QueueClusterStatus(), REPLICAS, observations, STEADY, 3,
+            Map.of(), "now"), Conditions.READY);
+        assertEquals("False", ready.getStatus());
+        assertTrue(ready.getMessage().contains("leader q-0 at term 3 does not acknowledge appends yet"), ready.getMessage());
+
+        NodeStatusView acknowledging = new NodeStatusView(leader.nodeId(), leader.role(), leader.term(), leader.leaderNodeId(),
+            leader.queues(), leader.cpusAllowedList(), null, null, List.of(), new NodeStatusView.Lease(true, true, true, 2000));
+        observations.put("q-0", new ReplicaObservation.Reachable("q-0", acknowledging));
+        assertEquals("True", condition(StatusModel.build(cluster("1"), new QueueClusterStatus(), REPLICAS, observations, STEADY, 3,
+            Map.of(), "now"), Conditions.READY).getStatus());
+    }
+
+    @Test
     void aReplicaOnTheSharedPoolIsNotPinned() {
         // a kubelet without the static policy gives a Guaranteed pod the whole shared pool: 0-1 for 1 core
         QueueClusterStatus status = StatusModel.build(cluster("1"), new QueueClusterStatus(), REPLICAS,
