@@ -46,6 +46,15 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(value = "!has(self.writeKeySecret) || has(self.clientCredentialSecret)",
     message = "writeKeySecret requires clientCredentialSecret: write keys check remote clients' appends, and only a"
         + " cluster with a client credential serves remote clients", fieldPath = ".writeKeySecret")
+// the node refuses an authorisedClientsFile without a clientCredentialFile: only a cluster serving clients names them
+@ValidationRule(value = "!has(self.clients) || has(self.clientCredentialSecret)",
+    message = "clients requires clientCredentialSecret: clients are named only where remote clients are served, and"
+        + " every client still proves the cluster's client credential", fieldPath = ".clients")
+@ValidationRule(value = "!has(self.clients) || self.clients.all(c, self.clients.exists_one(d, d.name == c.name))",
+    message = "client names must be unique within a QueueCluster",
+    messageExpression = "'client names must be unique within a QueueCluster: ' + self.clients.filter(c,"
+        + " self.clients.filter(d, d.name == c.name).size() > 1)[0].name + ' is listed more than once'",
+    fieldPath = ".clients")
 public class QueueClusterSpec {
     @Required
     @Size(min = 1, max = 32)
@@ -115,6 +124,15 @@ public class QueueClusterSpec {
         + " as every node's writeKeyDirectory; requires clientCredentialSecret. Without it remote clients still tail,"
         + " but every remote append is refused (WRITE_UNAUTHORISED).")
     private String writeKeySecret;
+
+    @Size(max = 64)
+    @JsonPropertyDescription("Remote clients, each with its own identity (requires clientCredentialSecret): the operator"
+        + " makes each one's key pair in the Secret <cluster>-client-<name> (created once, never overwritten; annotate it"
+        + " queue-enterprise.io/rotate to replace it) and lists its public key in every node's authorised clients, which"
+        + " nodes re-read every second. A client removed here is refused at its next connect and its live sessions close;"
+        + " its Secret is deleted. An empty list takes no client at all; absent, any client proving the client"
+        + " credential is taken.")
+    private List<ClientIdentity> clients;
 
     @JsonPropertyDescription("Pods allowed to reach the replicas' client and replication ports (NetworkPolicy);"
         + " nobody else but the operator and the replicas themselves.")
@@ -241,6 +259,14 @@ public class QueueClusterSpec {
 
     public void setWriteKeySecret(String writeKeySecret) {
         this.writeKeySecret = writeKeySecret;
+    }
+
+    public List<ClientIdentity> getClients() {
+        return clients;
+    }
+
+    public void setClients(List<ClientIdentity> clients) {
+        this.clients = clients;
     }
 
     public AuthorizedClients getAuthorizedClients() {

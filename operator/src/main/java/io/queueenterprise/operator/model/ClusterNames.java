@@ -12,6 +12,9 @@ public final class ClusterNames {
     public static final String LABEL_COMPONENT = "app.kubernetes.io/component";
     public static final String LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
     public static final String APP = "queue-enterprise";
+    /** On a client's key-pair Secret: the client's name. */
+    public static final String LABEL_CLIENT = "queue-enterprise.io/client";
+    public static final String CLIENT_IDENTITY_COMPONENT = "client-identity";
     public static final String MANAGER = "queue-enterprise-operator";
     /**
      * Carried by the nodes of a tuned pool, whose kubelet runs {@code cpuManagerPolicy: static} (docs/operator.md):
@@ -58,6 +61,31 @@ public final class ClusterNames {
 
     public String peerCredentialSecret() {
         return cluster + "-peer-credential";
+    }
+
+    /** The Secret holding remote client {@code client}'s key pair (its application mounts it). */
+    public String clientSecret(String client) {
+        return cluster + "-client-" + client;
+    }
+
+    /** The ConfigMap of {@code <name> <public key>} lines the nodes take clients from. */
+    public String authorisedClientsConfigMap() {
+        return cluster + "-authorised-clients";
+    }
+
+    /** Labels of client {@code client}'s key-pair Secret; {@link #clientIdentityLabels()} selects them all. */
+    public Map<String, String> clientIdentityLabels(String client) {
+        Map<String, String> labels = clientIdentityLabels();
+        labels.put(LABEL_CLIENT, client);
+        return labels;
+    }
+
+    /** Selects this cluster's client key-pair Secrets. */
+    public Map<String, String> clientIdentityLabels() {
+        Map<String, String> labels = selectorLabels();
+        labels.put(LABEL_COMPONENT, CLIENT_IDENTITY_COMPONENT);
+        labels.put(LABEL_MANAGED_BY, MANAGER);
+        return labels;
     }
 
     /** Pod N is replica N; its name is also its node id in the node-configuration document. */

@@ -34,6 +34,8 @@ public final class NodeConfigModel {
         boolean servesClients = spec.getClientCredentialSecret() != null;
         // remote appends only with the queues' write keys (the CRD refuses writeKeySecret without the client credential)
         boolean takesRemoteAppends = servesClients && spec.getWriteKeySecret() != null;
+        // clients listed (even none): the node takes only those named in the authorised-clients ConfigMap
+        boolean namesClients = servesClients && spec.getClients() != null;
         List<NodeConfigDocument.Peer> peers = new ArrayList<>();
         for (int replica = 0; replica < spec.getReplicas(); replica++) {
             peers.add(new NodeConfigDocument.Peer(names.replica(replica), names.replicaHost(replica, settings.clusterDomain()),
@@ -45,7 +47,8 @@ public final class NodeConfigModel {
         }
         return new NodeConfigDocument(NodeConfigDocument.SCHEMA_VERSION, names.replica(ordinal), NodePaths.DATA_DIRECTORY,
             peers, NodePaths.PEER_CREDENTIAL_FILE, servesClients ? NodePaths.CLIENT_CREDENTIAL_FILE : null,
-            takesRemoteAppends ? NodePaths.WRITE_KEY_DIRECTORY : null, queues,
+            takesRemoteAppends ? NodePaths.WRITE_KEY_DIRECTORY : null,
+            namesClients ? NodePaths.AUTHORISED_CLIENTS_FILE : null, queues,
             new NodeConfigDocument.Admin(BIND_ALL, NodePaths.ADMIN_PORT, NodePaths.ADMIN_TOKEN_FILE),
             new NodeConfigDocument.Metrics(BIND_ALL, NodePaths.METRICS_PORT), spec.getIdleStrategy().name());
     }

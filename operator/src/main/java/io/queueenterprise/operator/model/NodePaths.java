@@ -16,6 +16,14 @@ public final class NodePaths {
      * {@code writeKeyDirectory}.
      */
     public static final String WRITE_KEY_DIRECTORY = "/etc/queue-enterprise/write-keys";
+    /**
+     * The authorised-clients ConfigMap, mounted as a whole directory (never subPath): the kubelet swaps its files in
+     * place when the ConfigMap changes, and the node re-reads {@link #AUTHORISED_CLIENTS_FILE} every second.
+     */
+    public static final String AUTHORISED_CLIENTS_DIRECTORY = "/etc/queue-enterprise/clients";
+    /** The ConfigMap's key, and so the file's name in {@link #AUTHORISED_CLIENTS_DIRECTORY}. */
+    public static final String AUTHORISED_CLIENTS_KEY = "authorised";
+    public static final String AUTHORISED_CLIENTS_FILE = AUTHORISED_CLIENTS_DIRECTORY + "/" + AUTHORISED_CLIENTS_KEY;
     /** Where a node's gateway takes remote clients (UDP, Aeron); one replica per pod, so one port. */
     public static final int CLIENT_PORT = 40120;
     public static final int REPLICATION_PORT = 40100;

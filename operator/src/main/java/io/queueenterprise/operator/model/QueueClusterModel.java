@@ -348,6 +348,10 @@ public final class QueueClusterModel {
         if (takesRemoteAppends()) {
             mounts.add(mount("write-keys", NodePaths.WRITE_KEY_DIRECTORY, true));
         }
+        if (new ClientIdentityModel(cluster).namesClients()) {
+            // the whole directory, never subPath: the kubelet updates it in place, the node re-reads it every second
+            mounts.add(mount("authorised-clients", NodePaths.AUTHORISED_CLIENTS_DIRECTORY, true));
+        }
         return mounts;
     }
 
@@ -370,6 +374,11 @@ public final class QueueClusterModel {
         }
         if (takesRemoteAppends()) {
             volumes.add(secretVolume("write-keys", spec.getWriteKeySecret()));
+        }
+        if (new ClientIdentityModel(cluster).namesClients()) {
+            // not in the config hash: a client added or removed changes this ConfigMap alone, and no pod restarts
+            volumes.add(new VolumeBuilder().withName("authorised-clients").withNewConfigMap()
+                .withName(names.authorisedClientsConfigMap()).withDefaultMode(CONFIG_MODE).endConfigMap().build());
         }
         if (CalibrationJobModel.atFirstStart(spec)) {
             volumes.add(CalibrationJobModel.firstStartQueuesVolume());

@@ -50,6 +50,7 @@ import io.queueenterprise.operator.model.CalibrationJobModel;
 import io.queueenterprise.operator.model.ClusterNames;
 import io.queueenterprise.operator.model.NodePaths;
 import io.queueenterprise.operator.reconciler.dependent.AdminTokenSecretDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.ClientIdentities;
 import io.queueenterprise.operator.reconciler.dependent.ConfigMapDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.HeadlessServiceDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.ModelSupport;
@@ -123,6 +124,8 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             .filter(pod -> names.cluster().equals(pod.getMetadata().getLabels().get(ClusterNames.LABEL_INSTANCE)))
             .forEach(pod -> pods.put(pod.getMetadata().getName(), pod));
 
+        // the clients' Secrets and the nodes' authorised clients, before anything waits on the nodes
+        ClientIdentities.reconcile(cluster, context.getClient());
         Optional<String> token = adminToken(context, names);
         Map<String, AdminClient> clients = new LinkedHashMap<>();
         Map<String, ReplicaObservation> observations = new LinkedHashMap<>();

@@ -35,6 +35,7 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.queueenterprise.operator.QueueEnterpriseOperator;
 import io.queueenterprise.operator.api.AckMode;
+import io.queueenterprise.operator.api.ClientIdentity;
 import io.queueenterprise.operator.api.Encryption;
 import io.queueenterprise.operator.api.NetworkMode;
 import io.queueenterprise.operator.api.QueueCluster;
@@ -173,6 +174,12 @@ abstract class QueueClusterScenario {
         }), "spec.calibration", "calibration requires pinned: true");
         assertRefused(with(spec -> spec.setWriteKeySecret("write-keys")), "spec.writeKeySecret",
             "writeKeySecret requires clientCredentialSecret");
+        assertRefused(with(spec -> spec.setClients(List.of(new ClientIdentity("billing")))), "spec.clients",
+            "clients requires clientCredentialSecret");
+        assertRefused(with(spec -> {
+            spec.setClientCredentialSecret("clients");
+            spec.setClients(List.of(new ClientIdentity("billing"), new ClientIdentity("risk"), new ClientIdentity("billing")));
+        }), "spec.clients", "client names must be unique within a QueueCluster: billing is listed more than once");
         assertRefused(with(spec -> spec.setCalibration(calibration(10, 5, 6))), "spec.calibration.timeLimitSeconds",
             "must leave room for one warm-up and one recorded run");
         assertRefused(with(spec -> {
