@@ -74,7 +74,9 @@ class LeaderLeaseProcessTest {
                 }
                 // async: what the leader acknowledged is on both followers before it stops (else a failover may
                 // lose it, as documented, and the history could not be linearizable for that reason)
-                long last = nodes[0].status().lastIndex();
+                // the last index acknowledged, from the writes themselves: the leader's status lags its own tail by a
+                // duty cycle, and a stale (even -1) last index let the wait pass before anything had replicated
+                long last = Math.max(old.lastIndexAppended(), oldRemoteAppender.lastIndexAppended());
                 assertTrue(TestCluster.await(WAIT, () -> lastIndex(nodes[1]) == last && lastIndex(nodes[2]) == last),
                         "followers hold everything before the stop");
 
@@ -132,6 +134,7 @@ class LeaderLeaseProcessTest {
         OperationHistory history = new OperationHistory();
         AtomicInteger numbers = new AtomicInteger();
         int acknowledgedByOld = 0;
+        long lastAcknowledged;
         try {
             for (int i = 0; i < 3; i++) {
                 nodes[i] = NodeProcess.start(cluster, i, spec, logs.resolve("node-" + i + ".log"), lease);
@@ -147,8 +150,13 @@ class LeaderLeaseProcessTest {
                 for (int i = 0; i < 20; i++) {
                     assertEquals(Outcome.OK, attempt(history, 0, appender, numbers));
                 }
+                lastAcknowledged = appender.lastIndexAppended();
             }
-            long last = nodes[0].status().lastIndex();
+            // async: what the leader acknowledged is on both followers before the kill (else the failover may lose it,
+            // as documented); the last index from the writes, not the leader's status, which lags its own tail (a
+            // stale -1 let the wait pass at once, and the new leader's first appends took indexes 0..20)
+            long last = lastAcknowledged;
+            assertTrue(last >= 0, "the writes returned their indexes");
             assertTrue(TestCluster.await(WAIT, () -> lastIndex(nodes[1]) == last && lastIndex(nodes[2]) == last),
                     "followers hold everything before the kill");
             nodes[0].kill();
