@@ -77,7 +77,7 @@ class LeaderLeaseProcessTest {
                 // the last index acknowledged, from the writes themselves: the leader's status lags its own tail by a
                 // duty cycle, and a stale (even -1) last index let the wait pass before anything had replicated
                 long last = Math.max(old.lastIndexAppended(), oldRemoteAppender.lastIndexAppended());
-                assertTrue(TestCluster.await(WAIT, () -> lastIndex(nodes[1]) == last && lastIndex(nodes[2]) == last),
+                assertTrue(TestCluster.await(WAIT, () -> nodes[1].lastIndexOrUnknown() == last && nodes[2].lastIndexOrUnknown() == last),
                         "followers hold everything before the stop");
 
                 nodes[0].signal("STOP");
@@ -102,7 +102,7 @@ class LeaderLeaseProcessTest {
                 nodes[0].command("follow replica-1 2"); // the operator re-points it
             }
             NodeProcess leading = nodes[1];
-            assertTrue(TestCluster.await(WAIT, () -> converged(nodes, leading)), "replicas did not converge");
+            assertTrue(TestCluster.await(WAIT, () -> NodeProcess.converged(nodes, leading)), "replicas did not converge");
         } finally {
             for (NodeProcess node : nodes) {
                 if (node != null) {
@@ -110,17 +110,10 @@ class LeaderLeaseProcessTest {
                 }
             }
         }
-        for (int replica = 0; replica < 3; replica++) {
-            long call = System.nanoTime();
-            TreeMap<Long, byte[]> held = read(cluster.queueDirectory(replica, QUEUE), ring);
-            history.read(QUEUE, "replica-" + replica, call, System.nanoTime(), held);
-        }
-        Files.createDirectories(logs);
-        Path historyFile = history.write(logs.resolve("history.jsonl"));
-        LinearizabilityChecker.Verdict verdict = LinearizabilityChecker.check(historyFile, logs.resolve("history.html"));
-        System.out.print("[LeaderLeaseProcessTest] " + verdict.output());
+        LinearizabilityChecker.Verdict verdict = readEveryReplicaAndCheck(cluster, ring, history, logs, "stop");
         assertEquals(0, acknowledgedByOld, "appends acknowledged by the resumed old leader");
-        assertTrue(verdict.linearizable(), "the independent checker (Porcupine) on " + historyFile + ": " + verdict.output());
+        assertTrue(verdict.linearizable(), "the independent checker (Porcupine) on " + logs.resolve("history.jsonl") + ": "
+                + verdict.output());
     }
 
     @Test
@@ -157,7 +150,7 @@ class LeaderLeaseProcessTest {
             // stale -1 let the wait pass at once, and the new leader's first appends took indexes 0..20)
             long last = lastAcknowledged;
             assertTrue(last >= 0, "the writes returned their indexes");
-            assertTrue(TestCluster.await(WAIT, () -> lastIndex(nodes[1]) == last && lastIndex(nodes[2]) == last),
+            assertTrue(TestCluster.await(WAIT, () -> nodes[1].lastIndexOrUnknown() == last && nodes[2].lastIndexOrUnknown() == last),
                     "followers hold everything before the kill");
             nodes[0].kill();
             assertEquals(137, nodes[0].exitValue(), "killed by SIGKILL");
@@ -191,7 +184,7 @@ class LeaderLeaseProcessTest {
             }
             nodes[0].command("follow replica-1 2"); // the operator re-points it
             NodeProcess leading = nodes[1];
-            assertTrue(TestCluster.await(WAIT, () -> converged(nodes, leading)), "replicas did not converge");
+            assertTrue(TestCluster.await(WAIT, () -> NodeProcess.converged(nodes, leading)), "replicas did not converge");
         } finally {
             for (NodeProcess node : nodes) {
                 if (node != null) {
@@ -199,6 +192,16 @@ class LeaderLeaseProcessTest {
                 }
             }
         }
+        LinearizabilityChecker.Verdict verdict = readEveryReplicaAndCheck(cluster, ring, history, logs, "restart");
+        assertEquals(0, acknowledgedByOld, "appends acknowledged by the restarted former leader");
+        assertTrue(verdict.linearizable(), "the independent checker (Porcupine) on " + logs.resolve("history.jsonl") + ": "
+                + verdict.output());
+    }
+
+    /** Each replica's whole queue read into the history (the nodes stopped), then the independent checker's verdict on it. */
+    private static LinearizabilityChecker.Verdict readEveryReplicaAndCheck(TestCluster cluster, KeyRing ring,
+                                                                           OperationHistory history, Path logs,
+                                                                           String trial) throws Exception {
         for (int replica = 0; replica < 3; replica++) {
             long call = System.nanoTime();
             TreeMap<Long, byte[]> held = read(cluster.queueDirectory(replica, QUEUE), ring);
@@ -207,9 +210,8 @@ class LeaderLeaseProcessTest {
         Files.createDirectories(logs);
         Path historyFile = history.write(logs.resolve("history.jsonl"));
         LinearizabilityChecker.Verdict verdict = LinearizabilityChecker.check(historyFile, logs.resolve("history.html"));
-        System.out.print("[LeaderLeaseProcessTest] restart: " + verdict.output());
-        assertEquals(0, acknowledgedByOld, "appends acknowledged by the restarted former leader");
-        assertTrue(verdict.linearizable(), "the independent checker (Porcupine) on " + historyFile + ": " + verdict.output());
+        System.out.print("[LeaderLeaseProcessTest] " + trial + ": " + verdict.output());
+        return verdict;
     }
 
     private enum Outcome { OK, REFUSED, UNCERTAIN }
@@ -269,26 +271,4 @@ class LeaderLeaseProcessTest {
         return out;
     }
 
-    private static long lastIndex(NodeProcess node) {
-        try {
-            return node.status().lastIndex();
-        } catch (java.io.IOException e) {
-            return -2;
-        }
-    }
-
-    private static boolean converged(NodeProcess[] nodes, NodeProcess leader) {
-        try {
-            NodeProcess.Status l = leader.status();
-            for (NodeProcess n : nodes) {
-                NodeProcess.Status s = n.status();
-                if (s.lastIndex() != l.lastIndex() || !"LIVE".equals(s.state())) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
-    }
 }

@@ -122,7 +122,7 @@ class MultiProcessFailoverTest {
             stop.set(true);
             writer.join(30_000);
             NodeProcess leading = nodes[leader];
-            assertTrue(TestCluster.await(CONVERGE, () -> converged(nodes, leading)), () -> "replicas did not converge: " + describe(nodes));
+            assertTrue(TestCluster.await(CONVERGE, () -> NodeProcess.converged(nodes, leading)), () -> "replicas did not converge: " + describe(nodes));
         } finally {
             for (NodeProcess node : nodes) {
                 if (node != null) {
@@ -188,20 +188,6 @@ class MultiProcessFailoverTest {
         return t;
     }
 
-    private static boolean converged(NodeProcess[] nodes, NodeProcess leader) {
-        try {
-            NodeProcess.Status l = leader.status();
-            for (NodeProcess n : nodes) {
-                NodeProcess.Status s = n.status();
-                if (s.lastIndex() != l.lastIndex() || !"LIVE".equals(s.state())) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
-    }
 
     private static String describe(NodeProcess[] nodes) {
         StringBuilder b = new StringBuilder();

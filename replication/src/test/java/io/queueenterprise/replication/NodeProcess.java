@@ -97,6 +97,31 @@ final class NodeProcess implements AutoCloseable {
         return command("status");
     }
 
+    /** The last index the node reports, {@link Long#MIN_VALUE} while it does not answer (starting, stopped, killed). */
+    long lastIndexOrUnknown() {
+        try {
+            return status().lastIndex();
+        } catch (Exception notAnswering) {
+            return Long.MIN_VALUE;
+        }
+    }
+
+    /** Every node {@code LIVE} at the leader's last index (false while any of them does not answer). */
+    static boolean converged(NodeProcess[] nodes, NodeProcess leader) {
+        try {
+            Status l = leader.status();
+            for (NodeProcess n : nodes) {
+                Status s = n.status();
+                if (s.lastIndex() != l.lastIndex() || !"LIVE".equals(s.state())) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception notAnswering) {
+            return false;
+        }
+    }
+
     /** The node's status as the admin endpoint's JSON (the child serialises {@code ReplicationNode.status()}). */
     synchronized com.fasterxml.jackson.databind.JsonNode statusJson() throws IOException {
         in.println("json");

@@ -121,7 +121,7 @@ class PipelinedFailoverTest {
                 }
             }
             NodeProcess leading = nodes[leader];
-            assertTrue(TestCluster.await(CONVERGE, () -> converged(nodes, leading)), "replicas did not converge");
+            assertTrue(TestCluster.await(CONVERGE, () -> NodeProcess.converged(nodes, leading)), "replicas did not converge");
         } finally {
             for (NodeProcess node : nodes) {
                 if (node != null) {
@@ -255,18 +255,4 @@ class PipelinedFailoverTest {
         }
     }
 
-    private static boolean converged(NodeProcess[] nodes, NodeProcess leader) {
-        try {
-            NodeProcess.Status l = leader.status();
-            for (NodeProcess n : nodes) {
-                NodeProcess.Status s = n.status();
-                if (s.lastIndex() != l.lastIndex() || !"LIVE".equals(s.state())) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
-    }
 }

@@ -122,7 +122,7 @@ class RemoteClientFailoverTest {
                 assertTrue(fullWindows[w] > 0, "writer " + w + " never had a full window in flight");
             }
             NodeProcess leading = nodes[leader];
-            assertTrue(TestCluster.await(CONVERGE, () -> converged(nodes, leading)), "replicas did not converge");
+            assertTrue(TestCluster.await(CONVERGE, () -> NodeProcess.converged(nodes, leading)), "replicas did not converge");
         } finally {
             for (NodeProcess node : nodes) {
                 if (node != null) {
@@ -247,18 +247,4 @@ class RemoteClientFailoverTest {
         }
     }
 
-    private static boolean converged(NodeProcess[] nodes, NodeProcess leader) {
-        try {
-            NodeProcess.Status l = leader.status();
-            for (NodeProcess n : nodes) {
-                NodeProcess.Status s = n.status();
-                if (s.lastIndex() != l.lastIndex() || !"LIVE".equals(s.state())) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
-    }
 }
