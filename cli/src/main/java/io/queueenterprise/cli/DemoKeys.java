@@ -1,20 +1,12 @@
 package io.queueenterprise.cli;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -23,8 +15,6 @@ import java.util.stream.Stream;
  * overwritten, so data written under it stays readable.
  */
 record DemoKeys(Path directory, boolean created) {
-    private static final Set<PosixFilePermission> OWNER_ONLY_DIR = PosixFilePermissions.fromString("rwx------");
-    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
 
     static DemoKeys ensure(Path keyDir) throws IOException {
         if (Files.isDirectory(keyDir) && !isEmpty(keyDir)) {
@@ -32,7 +22,7 @@ record DemoKeys(Path directory, boolean created) {
         }
         if (!Files.isDirectory(keyDir)) {
             Files.createDirectories(keyDir.getParent());
-            Files.createDirectory(keyDir, ownerOnly(keyDir.getParent(), OWNER_ONLY_DIR));
+            OwnerOnlyFiles.createDirectory(keyDir);
         }
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
@@ -54,28 +44,13 @@ record DemoKeys(Path directory, boolean created) {
         return new DemoKeys(keyDir, true);
     }
 
-    /**
-     * CREATE_NEW: fails rather than overwrite. The permissions are given at creation, so the file is
-     * never readable by others, not even between its creation and a chmod.
-     */
+    /** Fails rather than overwrite; owner-only from its creation ({@link OwnerOnlyFiles#createNew}). */
     private static void createNew(Path file, byte[] content) throws IOException {
-        try (SeekableByteChannel channel = Files.newByteChannel(file,
-                EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                ownerOnly(file.getParent(), OWNER_ONLY_FILE))) {
-            ByteBuffer buffer = ByteBuffer.wrap(content);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
+        try {
+            OwnerOnlyFiles.createNew(file, content);
         } catch (FileAlreadyExistsException e) {
             throw new IOException(file + " appeared while the demo key was being written; left as it is", e);
         }
-    }
-
-    private static FileAttribute<?>[] ownerOnly(Path dir, Set<PosixFilePermission> permissions) throws IOException {
-        if (!Files.getFileStore(dir).supportsFileAttributeView("posix")) {
-            return new FileAttribute<?>[0]; // e.g. Windows: the user's profile ACLs apply
-        }
-        return new FileAttribute<?>[]{PosixFilePermissions.asFileAttribute(permissions)};
     }
 
     private static boolean isEmpty(Path dir) throws IOException {

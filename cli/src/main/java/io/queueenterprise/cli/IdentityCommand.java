@@ -1,7 +1,6 @@
 package io.queueenterprise.cli;
 
 import io.queueenterprise.crypto.IdentityKey;
-import io.queueenterprise.replication.config.NodeConfigReader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,8 +10,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,19 +43,13 @@ final class IdentityCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
-        for (String name : names) {
-            // the name becomes a file name: "../x" or "a b" must not reach the file system
-            if (!NodeConfigReader.isSafeName(name)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--name: '" + name
-                        + "' is not a node id or client name: " + NodeConfigReader.SAFE_NAME_RULE);
-            }
-        }
+        OwnerOnlyFiles.requireSafeNames(spec.commandLine(), "--name", "a node id or client name", names);
         if (names.stream().distinct().count() != names.size()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--name: a name is given twice");
         }
         SecureRandom random = new SecureRandom();
         try {
-            Files.createDirectories(out, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            OwnerOnlyFiles.createDirectories(out);
             for (String name : names) {
                 Path keyFile = out.resolve(name + ".key");
                 Path publicFile = out.resolve(name + ".pub");
@@ -67,8 +58,7 @@ final class IdentityCommand implements Callable<Integer> {
                     return 1;
                 }
                 try (IdentityKey identity = IdentityKey.generate(random)) {
-                    Files.write(Files.createFile(keyFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
-                            identity.seedHex().getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
+                    OwnerOnlyFiles.createNew(keyFile, identity.seedHex().getBytes(StandardCharsets.US_ASCII));
                     Files.writeString(publicFile, identity.publicKeyText() + "\n");
                     stdout.println(name + " " + identity.publicKeyText());
                 }

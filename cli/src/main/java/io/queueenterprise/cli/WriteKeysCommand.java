@@ -3,7 +3,6 @@ package io.queueenterprise.cli;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.KeyRingSource;
 import io.queueenterprise.crypto.WriteKeys;
-import io.queueenterprise.replication.config.NodeConfigReader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,10 +10,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -50,13 +46,8 @@ final class WriteKeysCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
-        for (String queue : queues) {
-            // the name becomes a file name (and a Secret key): "../x" or "a b" must not reach the file system
-            if (!NodeConfigReader.isSafeName(queue)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--queue: '" + queue
-                        + "' is not a queue name: " + NodeConfigReader.SAFE_NAME_RULE);
-            }
-        }
+        // the name becomes a file name (and a Secret key)
+        OwnerOnlyFiles.requireSafeNames(spec.commandLine(), "--queue", "a queue name", queues);
         KeyRing ring;
         try {
             ring = KeyRingSource.read(keys);
@@ -65,15 +56,13 @@ final class WriteKeysCommand implements Callable<Integer> {
             return 1;
         }
         try {
-            Files.createDirectories(out, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            OwnerOnlyFiles.createDirectories(out);
             for (String queue : queues) {
                 for (int id : ring.keyIds()) {
                     Path file = out.resolve(queue + "." + id + ".key");
                     byte[] key = WriteKeys.derive(ring.key(id), queue);
                     try {
-                        Files.write(Files.createFile(file, PosixFilePermissions.asFileAttribute(
-                                PosixFilePermissions.fromString("rw-------"))),
-                                HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
+                        OwnerOnlyFiles.createNew(file, HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII));
                     } finally {
                         Arrays.fill(key, (byte) 0);
                     }
