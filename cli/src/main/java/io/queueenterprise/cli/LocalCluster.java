@@ -243,17 +243,45 @@ final class LocalCluster implements AutoCloseable {
 
     /** Starts replica {@code replica} ({@code qe node --config ...}) and waits until it says it started. */
     void start(int replica) throws IOException, InterruptedException {
-        if (running(replica)) {
-            throw new IllegalStateException(nodeId(replica) + " is running");
-        }
-        long logged = Files.exists(log(replica)) ? Files.size(log(replica)) : 0;
-        synchronized (this) { // a close() from another thread either sees this process or prevents it
-            if (closed) {
-                throw new IOException(this + " is closed: " + nodeId(replica) + " not started");
+        startAll(replica);
+    }
+
+    /**
+     * Starts the given replicas together and waits until each says it started: their JVMs warm up side by side
+     * (about a third of the wall time of starting them one after another, even on 2 cores, since a starting JVM
+     * also waits on files and its media driver). A replica that fails to start stops the others begun here.
+     */
+    void startAll(int... replicas) throws IOException, InterruptedException {
+        long[] logged = new long[replicas.length];
+        for (int i = 0; i < replicas.length; i++) {
+            int replica = replicas[i];
+            if (running(replica)) {
+                throw new IllegalStateException(nodeId(replica) + " is running");
             }
-            processes[replica] = launcher.launch(replica, qeCommand("node", "--config", config(replica).toString()), log(replica));
+            logged[i] = Files.exists(log(replica)) ? Files.size(log(replica)) : 0;
+        }
+        for (int i = 0; i < replicas.length; i++) {
+            int replica = replicas[i];
+            synchronized (this) { // a close() from another thread either sees this process or prevents it
+                if (closed) {
+                    killAll(replicas);
+                    throw new IOException(this + " is closed: " + nodeId(replica) + " not started");
+                }
+                processes[replica] = launcher.launch(replica, qeCommand("node", "--config", config(replica).toString()), log(replica));
+            }
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        for (int i = 0; i < replicas.length; i++) {
+            try {
+                awaitStarted(replicas[i], logged[i], deadline);
+            } catch (IOException | RuntimeException e) {
+                killAll(replicas);
+                throw e;
+            }
+        }
+    }
+
+    private void awaitStarted(int replica, long logged, long deadline) throws IOException, InterruptedException {
         while (System.nanoTime() < deadline) {
             String output = Files.exists(log(replica)) ? readFrom(log(replica), logged) : "";
             if (output.contains("qe node: " + nodeId(replica) + " started")) {
@@ -264,8 +292,13 @@ final class LocalCluster implements AutoCloseable {
             }
             Thread.sleep(20);
         }
-        kill(replica);
         throw new IOException(nodeId(replica) + " did not start within " + START_TIMEOUT_SECONDS + " s; see " + log(replica));
+    }
+
+    private void killAll(int... replicas) throws InterruptedException {
+        for (int replica : replicas) {
+            kill(replica);
+        }
     }
 
     /** SIGKILL: the process gets no chance to do anything. */

@@ -60,9 +60,7 @@ final class RemoteClientDemo {
             }
             // the nodes get the queue's write key (derived one way from the master key) to check remote writers by
             cluster.authoriseWriters(QUEUE, keyDirectory);
-            for (int i = 0; i < 3; i++) {
-                cluster.start(i);
-            }
+            cluster.startAll(0, 1, 2);
             cluster.admin(0).promote(1);
             cluster.admin(1).follow("replica-0", 1);
             cluster.admin(2).follow("replica-0", 1);

@@ -59,9 +59,7 @@ final class ReplicationDemo {
             try (EnterpriseQueue created = EnterpriseQueue.builder(cluster.queueDirectory(0, QUEUE)).encrypted(keyDirectory).build()) {
                 say("Created the encrypted queue '%s' in replica-0's data directory (AES-128-CTR + Poly1305; the key stays with this process).", created.name());
             }
-            for (int i = 0; i < 3; i++) {
-                cluster.start(i);
-            }
+            cluster.startAll(0, 1, 2);
             say("Started replica-0, replica-1 and replica-2 (PIDs %d, %d, %d); each waits, in STANDBY, to be told its role.",
                     cluster.pid(0), cluster.pid(1), cluster.pid(2));
 

@@ -93,7 +93,9 @@ class LeaderLeaseProcessTest {
                         if (attempt(history, 0, old, numbers) == Outcome.OK) {
                             acknowledgedByOld++;
                         }
-                        if (attemptRemote(history, 1, oldRemoteAppender, numbers) == Outcome.OK) {
+                        // five remote tries, not thirty: each is refused LEASE_LAPSED and retried until the client's
+                        // 1 s ack timeout, so thirty took 30 s of the suite and tested nothing five do not
+                        if (i < 5 && attemptRemote(history, 1, oldRemoteAppender, numbers) == Outcome.OK) {
                             acknowledgedByOld++;
                         }
                         attempt(history, 2, current, numbers);
