@@ -241,6 +241,10 @@ failCgroupV1: false
 failSwapOn: false
 cpuManagerPolicy: static
 reservedSystemCPUs: "0"
+# Mounted ConfigMaps and Secrets are refreshed when the kubelet syncs the pod: every syncFrequency (default 1m,
+# plus jitter). The nodes read their authorised clients and pinned peer identities from such mounts, so a
+# revocation reaches them within one sync; 10 s here keeps the tests that watch it short (production: ~1-2 min).
+syncFrequency: 10s
 # Pods resolve cluster names (<pod>.<headless service>.<namespace>.svc.cluster.local) through the test
 # run's own DNS responder on the node IP (the kubernetes-testbed module's ClusterDns, answered from the API
 # server; nothing is forwarded). Without it running, lookups of those names fail.

@@ -124,6 +124,11 @@ class ConsumerBuildIT {
                 new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--duration", "0s"), "--duration: must be above zero"),
                 new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "5", "--ack-timeout", "0ms"), "--ack-timeout: must be above zero"),
                 new Wrong("Producer", List.of("--queue", "orders", "--nodes", "127.0.0.1:1", "--cluster", "orders", "--count", "5"), "not both"),
+                new Wrong("Producer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "5",
+                        "--client-name", "Bad_Name"), "--client-name: 'Bad_Name' is not a DNS label"),
+                new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--client-name", "audit",
+                        "--identity-key", tmp.resolve("absent").toString()), "--identity-key: " + tmp.resolve("absent")
+                        + " is not a readable file (mount the Secret orders-client-audit, key `key`)"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--count", "0"), "--count: 0 is not a positive number"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--idle-timeout", "0s"), "--idle-timeout: must be above zero"),
                 new Wrong("Consumer", List.of("--queue", "orders", "--cluster", "orders", "--namespace", "t", "--duration", "0s"), "--duration: must be above zero"),

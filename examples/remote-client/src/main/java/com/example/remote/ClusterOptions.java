@@ -64,6 +64,17 @@ final class ClusterOptions {
             + " default ${DEFAULT-VALUE}).")
     Path keyDirectory;
 
+    @Option(names = "--client-name", paramLabel = "NAME", defaultValue = "${env:QE_CLIENT_NAME}",
+        description = "This client's name in the QueueCluster's spec.clients (env QE_CLIENT_NAME); needed when the"
+            + " cluster lists its clients, each with its own identity.")
+    String clientName;
+
+    @Option(names = "--identity-key", paramLabel = "FILE",
+        defaultValue = "${env:QE_IDENTITY_KEY:-/etc/queue-enterprise/identity/key}",
+        description = "This client's identity key: the `key` of the operator's Secret <cluster>-client-<name>, mounted"
+            + " (default ${DEFAULT-VALUE}); read only with --client-name.")
+    Path identityKey;
+
     @Option(names = "--connect-timeout", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
         description = "How long to look for a node that serves the queue (default ${DEFAULT-VALUE}).")
     Duration connectTimeout;
@@ -126,8 +137,17 @@ final class ClusterOptions {
             throw Cli.bad(spec, "--key-dir: " + keyDirectory + " is not a key directory with an"
                 + " `active` file (mount the queue's dataKeySecret as a directory)");
         }
-        return RemoteQueue.builder(addresses).queue(queue).clientCredential(credentialFile).keyDirectory(keyDirectory)
-            .connectTimeout(connectTimeout);
+        RemoteQueue.Builder builder = RemoteQueue.builder(addresses).queue(queue).clientCredential(credentialFile)
+            .keyDirectory(keyDirectory).connectTimeout(connectTimeout);
+        if (clientName != null) {
+            requireLabel(spec, "--client-name", clientName);
+            if (!Files.isRegularFile(identityKey) || !Files.isReadable(identityKey)) {
+                throw Cli.bad(spec, "--identity-key: " + identityKey + " is not a readable file (mount the Secret "
+                    + (cluster == null ? "<cluster>" : cluster) + "-client-" + clientName + ", key `key`)");
+            }
+            builder.identity(clientName, identityKey);
+        }
+        return builder;
     }
 
     private static void requireLabel(CommandSpec spec, String option, String value) {

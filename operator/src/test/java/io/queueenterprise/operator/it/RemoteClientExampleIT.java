@@ -49,6 +49,7 @@ import io.queueenterprise.kubernetes.testbed.Testbed;
 import io.queueenterprise.operator.QueueEnterpriseOperator;
 import io.queueenterprise.operator.api.AckMode;
 import io.queueenterprise.operator.api.AuthorizedClients;
+import io.queueenterprise.operator.api.ClientIdentity;
 import io.queueenterprise.operator.api.Encryption;
 import io.queueenterprise.operator.api.LastFailover;
 import io.queueenterprise.operator.api.QueueCluster;
@@ -74,6 +75,9 @@ import io.queueenterprise.operator.model.OperatorSettings;
  *   first write creates the queue's descriptor (a remote writer cannot).</li>
  *   <li>The producer appends a numbered stream; while it runs, the leader's pod is deleted with grace 0. The producer
  *   follows the new leader by itself and ends with every order acknowledged, in order.</li>
+ *   <li>Each client has its own identity ({@code spec.clients}: the operator's key pair Secret, mounted). An auditor
+ *   reading the queue is removed from {@code spec.clients}: the nodes close its session and refuse it
+ *   ({@code UNKNOWN_CLIENT}) once the kubelet has refreshed their authorised-clients mount; the others go on.</li>
  *   <li>A consumer served by one replica reads part of the queue and stops; a second one, served by another replica,
  *   resumes after the index the first reported. Together they read every acknowledged excerpt exactly once, in
  *   order, at the index its write returned: no gap, no duplicate, nothing else.</li>
@@ -100,6 +104,9 @@ class RemoteClientExampleIT {
     private static final int ORDERS = 120;
     private static final int KILL_AFTER = 30;
     private static final int FIRST_CONSUMER_COUNT = 70;
+    private static final String PRODUCER = "producer";
+    private static final String CONSUMER = "consumer";
+    private static final String AUDITOR = "auditor";
 
     private final Testbed testbed;
     private final KubernetesClient client;
@@ -183,7 +190,7 @@ class RemoteClientExampleIT {
         expected.add(created.trim().split(" ", 3));
 
         // the producer: its own pod, the Secrets mounted, the replicas found by the cluster's name and namespace
-        Pod producer = client.pods().inNamespace(namespace).resource(examplePod("producer", List.of("com.example.remote.Producer",
+        Pod producer = client.pods().inNamespace(namespace).resource(examplePod("producer", PRODUCER, List.of("com.example.remote.Producer",
             "--cluster", CLUSTER, "--queue", QUEUE, "--count", Integer.toString(ORDERS), "--interval", "100ms", "--ack-timeout", "60s"))).create();
         String producerName = producer.getMetadata().getName();
         String logBeforeKill = waitForLog(producerName, log -> acked(log).size() >= KILL_AFTER, "the producer's first " + KILL_AFTER + " acknowledgements");
@@ -204,6 +211,24 @@ class RemoteClientExampleIT {
         assertTrue(producerLog.contains("PRODUCED " + ORDERS + " acknowledged"), producerLog);
         expected.addAll(orders);
         client.pods().inNamespace(namespace).withName(producerName).delete();
+
+        // revocation, one client at a time: the auditor reads, is removed from spec.clients, and the nodes close its
+        // session and refuse it once the kubelet has updated their authorised-clients mount; the others go on
+        client.pods().inNamespace(namespace).resource(examplePod("auditor", AUDITOR, List.of("com.example.remote.Consumer",
+            "--cluster", CLUSTER, "--queue", QUEUE, "--idle-timeout", "5m", "--duration", "5m"))).create();
+        waitForLog("auditor", log -> read(log).size() >= ORDERS, "the auditor reading every order");
+        client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).edit(cluster -> {
+            cluster.getSpec().setClients(new ArrayList<>(List.of(new ClientIdentity(PRODUCER), new ClientIdentity(CONSUMER))));
+            return cluster;
+        });
+        Pod audited = waitForPodToFinish("auditor");
+        String auditorLog = client.pods().inNamespace(namespace).withName("auditor").getLog();
+        System.err.println("[RemoteClientExampleIT] auditor after its revocation:\n" + tail(auditorLog, 2));
+        assertEquals("Failed", audited.getStatus().getPhase(), "the revoked auditor stopped with its reason: " + auditorLog);
+        assertTrue(auditorLog.contains("UNKNOWN_CLIENT"), "the nodes refuse the revoked client by name: " + tail(auditorLog, 3));
+        assertTrue(client.secrets().inNamespace(namespace).withName(CLUSTER + "-client-" + AUDITOR).get() == null,
+            "the revoked client's key pair Secret is deleted");
+        client.pods().inNamespace(namespace).withName("auditor").delete();
 
         // the operator replaced the killed leader while the producer wrote
         QueueCluster failedOver = waitFor("the cluster Ready under a new leader", cluster -> ready(cluster)
@@ -237,7 +262,7 @@ class RemoteClientExampleIT {
     private String runConsumer(String name, List<String> options) throws InterruptedException {
         List<String> arguments = new ArrayList<>(List.of("com.example.remote.Consumer", "--cluster", CLUSTER, "--queue", QUEUE));
         arguments.addAll(options);
-        client.pods().inNamespace(namespace).resource(examplePod(name, arguments)).create();
+        client.pods().inNamespace(namespace).resource(examplePod(name, CONSUMER, arguments)).create();
         Pod finished = waitForPodToFinish(name);
         String log = client.pods().inNamespace(namespace).withName(name).getLog();
         assertEquals("Succeeded", finished.getStatus().getPhase(), name + ": " + log);
@@ -273,7 +298,9 @@ class RemoteClientExampleIT {
      * and data key Secrets mounted read-only ({@code defaultMode: 0400} and {@code fsGroup}), the namespace from the
      * downward API, Aeron's files in a memory volume, the label the cluster's NetworkPolicy admits.
      */
-    private Pod examplePod(String name, List<String> arguments) {
+    private Pod examplePod(String name, String clientName, List<String> clientArguments) {
+        List<String> arguments = new ArrayList<>(clientArguments);
+        arguments.addAll(List.of("--client-name", clientName));   // its own identity: the operator's Secret, mounted
         // 100m requested and no CPU limit: the three replicas hold 900m of the test bed's one allocatable CPU
         Map<String, Quantity> requests = Map.of("cpu", new Quantity("100m"), "memory", new Quantity("512Mi"));
         return new PodBuilder()
@@ -292,11 +319,13 @@ class RemoteClientExampleIT {
                         .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
                     .addNewVolumeMount().withName("data-key").withMountPath("/etc/queue-enterprise/keys").withReadOnly(true).endVolumeMount()
                     .addNewVolumeMount().withName("client-credential").withMountPath("/etc/queue-enterprise/client").withReadOnly(true).endVolumeMount()
+                    .addNewVolumeMount().withName("identity").withMountPath("/etc/queue-enterprise/identity").withReadOnly(true).endVolumeMount()
                     .addNewVolumeMount().withName("shm").withMountPath("/dev/shm").endVolumeMount()
                     .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
                 .endContainer()
                 .addNewVolume().withName("data-key").withNewSecret().withSecretName(DATA_KEY_SECRET).withDefaultMode(0400).endSecret().endVolume()
                 .addNewVolume().withName("client-credential").withNewSecret().withSecretName(CLIENT_SECRET).withDefaultMode(0400).endSecret().endVolume()
+                .addNewVolume().withName("identity").withNewSecret().withSecretName(CLUSTER + "-client-" + clientName).withDefaultMode(0400).endSecret().endVolume()
                 .addNewVolume().withName("shm").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("128Mi")).endEmptyDir().endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
             .endSpec().build();
@@ -316,6 +345,8 @@ class RemoteClientExampleIT {
         AuthorizedClients clients = new AuthorizedClients();
         clients.setPodSelector(Map.of(CLIENT_LABEL, CLUSTER));
         spec.setAuthorizedClients(clients);
+        // each client its own identity: the operator makes a key pair Secret per name, the nodes take only these
+        spec.setClients(new ArrayList<>(List.of(new ClientIdentity(PRODUCER), new ClientIdentity(CONSUMER), new ClientIdentity(AUDITOR))));
         spec.setReplicas(3);
         spec.setAckMode(AckMode.QUORUM);
         spec.setPinned(false);           // the test bed has one exclusive core; three replicas share the others
