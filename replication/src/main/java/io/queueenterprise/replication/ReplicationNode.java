@@ -316,11 +316,13 @@ public final class ReplicationNode implements NodeControl {
     }
 
     /** Sessions closed since start because their peer's identity pin changed to a key they had not proved. Any thread. */
+    @Override
     public long identitySessionsClosed() {
         return agent.identitySessionsClosed();
     }
 
     /** Contents of the peer-identities file refused whole since start (malformed); 0 without such a file. Any thread. */
+    @Override
     public long peerIdentitiesRefusals() {
         io.queueenterprise.replication.session.PeerIdentitiesWatcher w = pinsWatcher;
         return w == null ? 0 : w.refusals();
