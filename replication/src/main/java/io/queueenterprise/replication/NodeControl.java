@@ -60,6 +60,16 @@ public interface NodeControl extends AutoCloseable {
         return 0;
     }
 
+    /** Peer sessions closed since start because the peer's identity pin changed to a key the session had not proved. */
+    default long identitySessionsClosed() {
+        return 0;
+    }
+
+    /** Contents of the peer-identities file refused whole since start (malformed). */
+    default long peerIdentitiesRefusals() {
+        return 0;
+    }
+
     /**
      * Peers this node cannot send to yet, by id, with the reason (a host name that does not resolve yet: it is looked
      * up again with bounded backoff); empty when it can reach every peer's address.

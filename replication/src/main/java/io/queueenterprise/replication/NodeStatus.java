@@ -16,10 +16,13 @@ import java.util.List;
  *                     compares it with the cores the kubelet granted; null when unknown
  * @param transport    the embedded Aeron client and driver: up or not, and their restarts in place since start
  * @param peerAddresses every other peer, in configuration order: whether this node can address it (its host name
- *                     resolved), and the last reason it could not
+ *                     resolved), the last reason it could not, and its identity as pinned and as proved
+ * @param identity     this node's own identity (its public key: what the operator pins); null from a node older
+ *                     than this field
  */
 public record NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
-                         String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses, Lease lease) {
+                         String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses, Lease lease,
+                         Identity identity) {
     /** Read once: the kernel's grant does not change under a running container. */
     private static final String CPUS_ALLOWED_LIST = CpusAllowed.list();
 
@@ -28,6 +31,18 @@ public record NodeStatus(String nodeId, Role role, long term, String leaderNodeI
         transport = transport == null ? Transport.UNKNOWN : transport;
         peerAddresses = peerAddresses == null ? List.of() : List.copyOf(peerAddresses);
         lease = lease == null ? Lease.NONE : lease;
+    }
+
+    /** Without an identity to report (a reader of an older node, stand-ins, tests). */
+    public NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
+                      String cpusAllowedList, Transport transport, List<PeerAddress> peerAddresses, Lease lease) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, transport, peerAddresses, lease, null);
+    }
+
+    /** A status of this process, with its own {@code Cpus_allowed_list}, its lease and its identity. */
+    public NodeStatus(String nodeId, Role role, long term, String leaderNodeId, List<QueueStatus> queues,
+                      Transport transport, List<PeerAddress> peerAddresses, Lease lease, Identity identity) {
+        this(nodeId, role, term, leaderNodeId, queues, CPUS_ALLOWED_LIST, transport, peerAddresses, lease, identity);
     }
 
     /** Without a lease to report (a reader of an older node, stand-ins, tests). */
@@ -109,6 +124,18 @@ public record NodeStatus(String nodeId, Role role, long term, String leaderNodeI
     }
 
     /**
+     * This node's own identity (docs/replication.md, per-node identity): the operator reads {@code publicKey} and pins it
+     * in the other nodes' peer-identities file.
+     *
+     * @param publicKey   base64 of the 32-byte Ed25519 public key
+     * @param fingerprint its first 8 hex digits, as logs name it
+     * @param persistent  read from (or drawn into) the identity key file; false: drawn for this run only, so it changes
+     *                    at every start and no peer can pin it
+     */
+    public record Identity(String publicKey, String fingerprint, boolean persistent) {
+    }
+
+    /**
      * Another peer as this node addresses it. A peer's host name (in Kubernetes a StatefulSet pod behind a headless
      * Service) may resolve only once its pod exists: until then this node has no channel to it and looks the name up
      * again with bounded backoff (at most every 30 s), serving everything else meanwhile.
@@ -119,8 +146,17 @@ public record NodeStatus(String nodeId, Role role, long term, String leaderNodeI
      * @param problem       why it has none now; null when resolved
      * @param lastProblem   the latest reason it had none since start, kept once resolved; null when it never lacked one
      * @param lastProblemAt when {@code lastProblem} was last seen, ISO-8601 UTC; null when never
+     * @param identityPinned whether its identity key is pinned (by the node document or the peer-identities file):
+     *                      its handshakes must prove that key
+     * @param identityFingerprint the fingerprint of the pinned key its live session proved; null without a session,
+     *                      or when the session proved none (the peer was unpinned when it started)
      */
     public record PeerAddress(String nodeId, String host, boolean resolved, String problem, String lastProblem,
-                              String lastProblemAt) {
+                              String lastProblemAt, boolean identityPinned, String identityFingerprint) {
+        /** Without identity (a reader of an older node, stand-ins, tests). */
+        public PeerAddress(String nodeId, String host, boolean resolved, String problem, String lastProblem,
+                           String lastProblemAt) {
+            this(nodeId, host, resolved, problem, lastProblem, lastProblemAt, false, null);
+        }
     }
 }

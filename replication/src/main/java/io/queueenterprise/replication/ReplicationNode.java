@@ -64,6 +64,8 @@ public final class ReplicationNode implements NodeControl {
     private final PeerIdentities identities;
     /** Re-reads the authorised clients while the node runs; null when it has none. */
     private volatile io.queueenterprise.replication.client.AuthorisedClientsWatcher clientsWatcher;
+    /** Re-reads the peer-identities file while the node runs; null when it has none. */
+    private volatile io.queueenterprise.replication.session.PeerIdentitiesWatcher pinsWatcher;
     private FileLock instanceLock;
     /** Set once start returned the node; until then a failed start is reported by start, not logged. */
     private volatile boolean started;
@@ -133,6 +135,11 @@ public final class ReplicationNode implements NodeControl {
             throw e;
         }
         node.instanceLock = instanceLock;
+        if (config.peerIdentitiesFile() != null) { // read once before the duty cycle: its pins hold from the first handshake
+            node.pinsWatcher = new io.queueenterprise.replication.session.PeerIdentitiesWatcher(config.peerIdentitiesFile(),
+                    identities, config.peers().stream().map(NodeConfig.Peer::id).toList(),
+                    config.peers().indexOf(config.self()), config.nodeId()).start();
+        }
         if (node.clients != null && config.authorisedClientsFile() != null) {
             node.clientsWatcher = io.queueenterprise.replication.client.AuthorisedClientsWatcher.start(
                     config.authorisedClientsFile(), node.clients, config.nodeId());
@@ -306,6 +313,19 @@ public final class ReplicationNode implements NodeControl {
     /** Frames dropped per reason (malformed, unauthenticated, bad MAC, stale term, ...), for metrics. */
     public DropCounters drops() {
         return agent.drops();
+    }
+
+    /** Sessions closed since start because their peer's identity pin changed to a key they had not proved. Any thread. */
+    @Override
+    public long identitySessionsClosed() {
+        return agent.identitySessionsClosed();
+    }
+
+    /** Contents of the peer-identities file refused whole since start (malformed); 0 without such a file. Any thread. */
+    @Override
+    public long peerIdentitiesRefusals() {
+        io.queueenterprise.replication.session.PeerIdentitiesWatcher w = pinsWatcher;
+        return w == null ? 0 : w.refusals();
     }
 
     /** Peer sessions established since start (each completed handshake adds one). Any thread. */
@@ -492,12 +512,12 @@ public final class ReplicationNode implements NodeControl {
                 throw new ReplicationException("peers[" + i + "].identityKey " + e.getMessage());
             }
         }
-        if (!unpinned.isEmpty()) {
+        if (!unpinned.isEmpty() && config.peerIdentitiesFile() == null) {
             org.slf4j.LoggerFactory.getLogger(ReplicationNode.class).warn(config.nodeId() + ": no identityKey pinned for "
                     + unpinned + ": any holder of the peer credential can speak as "
                     + (unpinned.size() == 1 ? "it" : "them") + " (docs/replication.md, per-node identity)");
         }
-        return PeerIdentities.load(config.identityKeyFile(), keys, self);
+        return PeerIdentities.load(config.identityKeyFile(), config.drawIdentityKeyIfAbsent(), keys, self, config.nodeId());
     }
 
     private static ClientCredential loadClientCredential(NodeConfig config) {
@@ -541,6 +561,9 @@ public final class ReplicationNode implements NodeControl {
     public void close() {
         if (clientsWatcher != null) {
             clientsWatcher.close();
+        }
+        if (pinsWatcher != null) {
+            pinsWatcher.close();
         }
         runner.close(); // runs onClose on the duty-cycle thread: stores closed, Aeron and the driver closed
         credential.close();

@@ -38,6 +38,13 @@ import java.util.Optional;
  *                           {@code <writeKeyDirectory>/<queue>.<key id>.key} (flat: one Secret holds them), 32 bytes (hex, base64 or raw) each, read
  *                           when an APPEND first names the key id; a remote APPEND whose write tag does not verify under
  *                           one is refused. Null: this node takes no remote APPEND (tails are served)
+ * @param drawIdentityKeyIfAbsent with {@code identityKeyFile} set and that file absent, the node draws its identity key
+ *                           into it (owner-only, created new) instead of refusing to start: the key then never leaves
+ *                           the node's volume and the operator pins the public key the node reports
+ *                           (docs/replication.md, per-node identity)
+ * @param peerIdentitiesFile pins of peers' identity public keys ({@code <peerId> <public key>} per line; a ConfigMap's
+ *                           file), re-read every second; a pin there applies to a peer whose entry has no
+ *                           {@code identityKey}. Null: only the document's pins
  * @param leaseTimeout       how long a leader keeps acknowledging without hearing a majority at its term
  *                           (docs/replication.md "Leader lease"); zero: no lease (only the constructors that predate
  *                           the setting give that; the YAML reader defaults to
@@ -46,8 +53,18 @@ import java.util.Optional;
 public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
                          List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
                          Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile,
-                         Path authorisedClientsFile, Duration leaseTimeout) {
+                         Path authorisedClientsFile, Duration leaseTimeout, boolean drawIdentityKeyIfAbsent,
+                         Path peerIdentitiesFile) {
     public static final int SCHEMA_VERSION = 1;
+
+    /** Without a drawn identity key or a peer-identities file. */
+    public NodeConfig(int version, String nodeId, Path dataDirectory, List<Peer> peers, Path peerCredentialFile,
+                      List<QueueSpec> queues, Admin admin, Metrics metrics, IdleStrategySpec idleStrategy,
+                      Path clientCredentialFile, Path writeKeyDirectory, Path identityKeyFile,
+                      Path authorisedClientsFile, Duration leaseTimeout) {
+        this(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout, false, null);
+    }
 
     public NodeConfig {
         peers = List.copyOf(peers);
@@ -71,7 +88,8 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** The same document with another lease timeout. */
     public NodeConfig withLeaseTimeout(Duration timeout) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics,
-                idleStrategy, clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, timeout);
+                idleStrategy, clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, timeout,
+                drawIdentityKeyIfAbsent, peerIdentitiesFile);
     }
 
     /** A node that serves remote clients but holds no write key (it takes no remote APPEND). */
@@ -93,13 +111,25 @@ public record NodeConfig(int version, String nodeId, Path dataDirectory, List<Pe
     /** This configuration with {@code file} as its authorised clients. */
     public NodeConfig withAuthorisedClientsFile(Path file) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, writeKeyDirectory, identityKeyFile, file, leaseTimeout);
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, file, leaseTimeout, drawIdentityKeyIfAbsent,
+                peerIdentitiesFile);
     }
 
     /** This configuration with {@code identityKeyFile} as the node's identity key. */
     public NodeConfig withIdentityKeyFile(Path identityKeyFile) {
         return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
-                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout);
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout,
+                drawIdentityKeyIfAbsent, peerIdentitiesFile);
+    }
+
+    /**
+     * This configuration with {@code identityKeyFile}, drawn into when absent ({@code draw}), and {@code peerIdentitiesFile}
+     * (null: none).
+     */
+    public NodeConfig withDrawnIdentity(Path identityKeyFile, boolean draw, Path peerIdentitiesFile) {
+        return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idleStrategy,
+                clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout, draw,
+                peerIdentitiesFile);
     }
 
     /** Whether this node serves remote clients (a client credential is configured). */

@@ -146,7 +146,14 @@ public final class NodeConfigReader {
             }
             Path authorisedClientsFile = doc.optionalText("authorisedClientsFile").isPresent()
                     ? doc.requiredPath("authorisedClientsFile", base) : null;
+            boolean drawIdentityKeyIfAbsent = doc.optionalBoolean("drawIdentityKeyIfAbsent").orElse(false);
+            Path peerIdentitiesFile = doc.optionalText("peerIdentitiesFile").isPresent()
+                    ? doc.requiredPath("peerIdentitiesFile", base) : null;
             doc.refuseUnknown();
+            if (drawIdentityKeyIfAbsent && identityKeyFile == null) {
+                throw new NodeConfigException("drawIdentityKeyIfAbsent", "true, but identityKeyFile is missing: the key"
+                        + " is drawn into that file, so that it is the same key at the next start");
+            }
 
             unique(peers, Peer::id, "peers", "id");
             unique(peers, p -> p.host() + ":" + p.replicationPort(), "peers", "replicationPort");
@@ -206,7 +213,8 @@ public final class NodeConfigReader {
                         + " this node's identity, whose key file it needs");
             } // one identity per node: no node may speak as another
             return new NodeConfig(version, nodeId, dataDirectory, peers, peerCredentialFile, queues, admin, metrics, idle,
-                    clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout);
+                    clientCredentialFile, writeKeyDirectory, identityKeyFile, authorisedClientsFile, leaseTimeout,
+                    drawIdentityKeyIfAbsent, peerIdentitiesFile);
         }
 
         Peer peer(Fields f) {
@@ -343,6 +351,15 @@ public final class NodeConfigReader {
 
         Optional<Integer> optionalInt(String field, int min, int max) {
             return optional(field).isPresent() ? Optional.of(requiredInt(field, min, max)) : Optional.empty();
+        }
+
+        Optional<Boolean> optionalBoolean(String field) {
+            return optional(field).map(value -> {
+                if (!value.isBoolean()) {
+                    throw new NodeConfigException(path(field), describe(value) + " is not true or false");
+                }
+                return value.asBoolean();
+            });
         }
 
         <E extends Enum<E>> E requiredEnum(String field, Class<E> type) {

@@ -74,6 +74,14 @@ final class PeerLink {
     /** Responder: the X25519 secret of the CHALLENGE answered, kept until its PROOF (then wiped). */
     byte[] sharedSecret;
     long challengeSentNanos;
+    /**
+     * What the peer signed in the handshake of the session in force (its transcript and signature), and the pinned key
+     * it was checked against (null: the peer was unpinned then). When a pin appears or changes, the session stays only
+     * if that signature verifies under the new pin ({@link PeerSessions#recheckIdentities}). Set once per handshake.
+     */
+    byte[] provenMessage;
+    byte[] provenSignature;
+    byte[] provenKey;
     /** When a handshake frame in this peer's name last failed its signature was logged (rate limit); 0: never. */
     long lastIdentityFailureLoggedNanos;
 
@@ -150,6 +158,9 @@ final class PeerLink {
         rxMac = null;
         sessionId = 0;
         heartbeatOwed = false;
+        provenMessage = null;
+        provenSignature = null;
+        provenKey = null;
         for (FollowerQueue f : progress) {
             f.reset();
         }

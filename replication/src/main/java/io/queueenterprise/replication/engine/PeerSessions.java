@@ -50,9 +50,19 @@ final class PeerSessions {
     private final byte[] ephemeralScratch = new byte[HandshakeBody.EPHEMERAL_LENGTH];
     /** Sessions established since start, with any peer (written here only, read by any thread). */
     private final AtomicLong established;
+    /** Sessions closed since start because their peer's pin changed to a key they had not proved (any thread reads). */
+    private final AtomicLong identitySessionsClosed;
 
+    /** Sessions closed for a changed pin counted here only (handshake tests). */
     PeerSessions(EngineSettings settings, PeerCredential credential, PeerIdentities identities, ControlFrames control,
                  RoleController roles, PeerLink[] peers, QueueReplica[] queues, FollowerSession follower, AtomicLong established) {
+        this(settings, credential, identities, control, roles, peers, queues, follower, established, new AtomicLong());
+    }
+
+    PeerSessions(EngineSettings settings, PeerCredential credential, PeerIdentities identities, ControlFrames control,
+                 RoleController roles, PeerLink[] peers, QueueReplica[] queues, FollowerSession follower, AtomicLong established,
+                 AtomicLong identitySessionsClosed) {
+        this.identitySessionsClosed = identitySessionsClosed;
         this.settings = settings;
         this.self = settings.selfPosition();
         this.credential = credential;
@@ -216,10 +226,13 @@ final class PeerSessions {
         handshake.responderNonce(nonceScratch);
         handshake.ephemeral(ephemeralScratch);
         handshake.signature(signatureScratch);
-        if (!identities.verify(p.position, SessionCrypto.signedTranscript("responder", p.pendingSessionId, self, p.position,
-                term, p.initiatorNonce, nonceScratch, p.initiatorEphemeral, ephemeralScratch), signatureScratch)) {
+        byte[] pin = identities.pinnedKey(p.position);
+        byte[] signed = SessionCrypto.signedTranscript("responder", p.pendingSessionId, self, p.position,
+                term, p.initiatorNonce, nonceScratch, p.initiatorEphemeral, ephemeralScratch);
+        if (!identities.verify(p.position, signed, signatureScratch)) {
             return unauthenticated(p, "CHALLENGE_RESPONSE");
         }
+        byte[] proved = signatureScratch.clone(); // kept for the session: what the peer proved
         byte[] shared = p.ephemeral.agree(ephemeralScratch);
         if (shared == null) {
             return unauthenticated(p, "CHALLENGE_RESPONSE (degenerate ephemeral key)");
@@ -231,6 +244,7 @@ final class PeerSessions {
         handshakeEncoder.proof(control.handshake(FrameType.PROOF, term, p.pendingSessionId), signature);
         control.sendHandshake(p, false);
         establish(p, true, self, p.position, shared, now);
+        remember(p, signed, proved, pin);
         for (QueueReplica q : queues) {
             q.sessionLost("new session");
             q.dropPart(); // a new session starts any large excerpt over
@@ -246,14 +260,18 @@ final class PeerSessions {
             return DropReason.UNEXPECTED;
         }
         handshake.signature(signatureScratch);
-        if (!identities.verify(p.position, SessionCrypto.signedTranscript("initiator", p.pendingSessionId, p.position, self,
-                roles.term(), p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral), signatureScratch)) {
+        byte[] pin = identities.pinnedKey(p.position);
+        byte[] signed = SessionCrypto.signedTranscript("initiator", p.pendingSessionId, p.position, self,
+                roles.term(), p.initiatorNonce, p.responderNonce, p.initiatorEphemeral, p.responderEphemeral);
+        if (!identities.verify(p.position, signed, signatureScratch)) {
             return unauthenticated(p, "PROOF");
         }
+        byte[] proved = signatureScratch.clone(); // kept for the session: what the peer proved
         byte[] shared = p.sharedSecret;
         p.sharedSecret = null;
         p.dropSession();
         establish(p, false, p.position, self, shared, now);
+        remember(p, signed, proved, pin);
         return null;
     }
 
@@ -279,6 +297,64 @@ final class PeerSessions {
             LOG.debug(settings.nodeId() + ": session " + p.sessionId + " with " + p.id + " (identity "
                     + identities.fingerprint(p.position) + ") established");
         }
+    }
+
+    /** What the peer proved in this session's handshake, for {@link #recheckIdentities} and the status. */
+    private static void remember(PeerLink p, byte[] signed, byte[] signature, byte[] pin) {
+        p.provenMessage = signed;
+        p.provenSignature = signature;
+        // the pin checked is the one read before verify; were it replaced in between, the recheck that follows sorts it out
+        p.provenKey = pin;
+    }
+
+    /**
+     * The pins changed (the peer-identities file): every live session whose peer is pinned now to a key other than the
+     * one it proved is closed; the peer reconnects and must prove the pin. A session that proved no key (its peer was
+     * unpinned) stays when the signature it gave in its handshake verifies under the new pin: it was that key all
+     * along, and replication goes on without a blip. Duty-cycle thread, once per change of pins.
+     *
+     * @return sessions closed
+     */
+    int recheckIdentities() {
+        int closed = 0;
+        for (PeerLink p : peers) {
+            if (p == null || !p.established()) {
+                continue;
+            }
+            byte[] pin = identities.pinnedKey(p.position);
+            if (pin == null || java.util.Arrays.equals(pin, p.provenKey)) {
+                continue;
+            }
+            if (p.provenMessage != null && io.queueenterprise.crypto.IdentityKey.verify(pin, p.provenMessage, p.provenSignature)) {
+                p.provenKey = pin;
+                continue;
+            }
+            LOG.warn(settings.nodeId() + ": session with " + p.id + " closed: " + p.id + " is pinned now to identity "
+                    + io.queueenterprise.crypto.IdentityKey.fingerprint(pin) + "..., but its session proved "
+                    + (p.provenKey == null ? "another key (it was unpinned then)"
+                    : io.queueenterprise.crypto.IdentityKey.fingerprint(p.provenKey) + "...")
+                    + "; it must reconnect with the pinned key");
+            closeSession(p);
+            identitySessionsClosed.incrementAndGet();
+            closed++;
+        }
+        return closed;
+    }
+
+    /** Drops the session with {@code p}; when {@code p} is the leader this node follows, its queues start over with it. */
+    private void closeSession(PeerLink p) {
+        p.dropSession();
+        if (roles.role() == NodeStatus.Role.FOLLOWER && p.position == roles.leader()) {
+            for (QueueReplica q : queues) {
+                q.sessionLost("the leader's identity pin changed");
+                q.dropPart();
+            }
+        }
+    }
+
+    /** The fingerprint of the key {@code p}'s live session proved; null without a session or when it proved none. */
+    String provenFingerprint(PeerLink p) {
+        return p.established() && p.provenKey != null ? io.queueenterprise.crypto.IdentityKey.fingerprint(p.provenKey) : null;
     }
 
     /**

@@ -52,6 +52,9 @@ public final class ReplicationAgent implements Agent, HostedQueues {
     private final NodeStateFile stateFile;
     private final DropCounters drops = new DropCounters();
     private final java.util.concurrent.atomic.AtomicLong sessionsEstablished = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong identitySessionsClosed = new java.util.concurrent.atomic.AtomicLong();
+    /** The pins' generation the live sessions were last checked against ({@link PeerIdentities#generation()}). */
+    private int pinsChecked;
     private final AdminCommands<ReplicationAgent> commands;
     private final EmbeddedTransport transport;
     private final ControlFrames control;
@@ -123,6 +126,11 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         return sessionsEstablished.get();
     }
 
+    /** Sessions closed since start because their peer's identity pin changed to a key they had not proved. Any thread. */
+    public long identitySessionsClosed() {
+        return identitySessionsClosed.get();
+    }
+
     // ------------------------------------------------------------------------------------------------ lifecycle
 
     @Override
@@ -160,10 +168,12 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         follower = new FollowerSession(queues, drops, control);
         leaderSession = new LeaderSession(self, queues, peers, drops, control);
         roles = new RoleController(settings, stateFile, queues, peers, leaderSession, follower);
-        sessions = new PeerSessions(settings, credential, identities, control, roles, peers, queues, follower, sessionsEstablished);
+        sessions = new PeerSessions(settings, credential, identities, control, roles, peers, queues, follower, sessionsEstablished,
+                identitySessionsClosed);
+        pinsChecked = identities.generation();
         channels = new PeerChannels(settings, peers, resolver,
                 new InboundFrames(settings, handshakeMac, drops, control, roles, sessions, leaderSession, follower, peers, queues));
-        statusBuilder = new StatusBuilder(settings, roles, queues, peers, drops, transport, resolver);
+        statusBuilder = new StatusBuilder(settings, roles, queues, peers, drops, transport, resolver, identities, sessions);
         opener.start();
         resolver.start();
         transport.start(new Attachments(), System.nanoTime());
@@ -303,6 +313,11 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         work += commands.run(this);
         work += roles.settleQueues(System.nanoTime());
         work += channels.poll(64);
+        int pins = identities.generation(); // a volatile read; the file's pins change seldom
+        if (pins != pinsChecked) {
+            pinsChecked = pins;
+            work += 1 + sessions.recheckIdentities();
+        }
         long now = System.nanoTime();
         if (roles.role() == NodeStatus.Role.LEADER) {
             work += roles.updateLease(now);

@@ -20,9 +20,18 @@ final class StatusBuilder {
     private final DropCounters drops;
     private final EmbeddedTransport transport;
     private final PeerResolver resolver;
+    private final io.queueenterprise.replication.session.PeerIdentities identities;
+    private final PeerSessions sessions;
+    private final NodeStatus.Identity identity;
 
     StatusBuilder(EngineSettings settings, RoleController roles, QueueReplica[] queues, PeerLink[] peers,
-                  DropCounters drops, EmbeddedTransport transport, PeerResolver resolver) {
+                  DropCounters drops, EmbeddedTransport transport, PeerResolver resolver,
+                  io.queueenterprise.replication.session.PeerIdentities identities, PeerSessions sessions) {
+        this.identities = identities;
+        this.sessions = sessions;
+        byte[] own = identities.ownPublicKeyBytes();
+        this.identity = new NodeStatus.Identity(java.util.Base64.getEncoder().encodeToString(own),
+                io.queueenterprise.crypto.IdentityKey.fingerprint(own), identities.persistent());
         this.settings = settings;
         this.roles = roles;
         this.queues = queues;
@@ -63,7 +72,7 @@ final class StatusBuilder {
         }
         int leader = roles.leader();
         return new NodeStatus(settings.nodeId(), role, roles.term(), leader < 0 ? null : settings.peers().get(leader).id(),
-                list, transportStatus(), peerAddresses(), lease());
+                list, transportStatus(), peerAddresses(), lease(), identity);
     }
 
     private NodeStatus.Lease lease() {
@@ -113,7 +122,8 @@ final class StatusBuilder {
             }
             long at = resolver.lastProblemAtMillis(i);
             out.add(new NodeStatus.PeerAddress(peer.id(), peer.host(), resolved, problem, resolver.lastProblem(i),
-                    at == 0 ? null : java.time.Instant.ofEpochMilli(at).toString()));
+                    at == 0 ? null : java.time.Instant.ofEpochMilli(at).toString(), identities.pinned(i),
+                    sessions.provenFingerprint(peers[i])));
         }
         return out;
     }

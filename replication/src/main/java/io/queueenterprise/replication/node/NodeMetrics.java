@@ -87,6 +87,10 @@ public final class NodeMetrics implements MultiCollector {
 
         out.add(counter("qe_node_transport_restarts", "times the node restarted its embedded Aeron client and driver after they died").dataPoint(
                 counterPoint(nodeLabel, node.transportRestarts())).build());
+        out.add(counter("qe_node_identity_sessions_closed", "peer sessions closed because the peer's identity pin changed to a key the session had not proved").dataPoint(
+                counterPoint(nodeLabel, node.identitySessionsClosed())).build());
+        out.add(counter("qe_node_peer_identities_refused", "contents of the peer-identities file refused whole (malformed); the pins in force were kept").dataPoint(
+                counterPoint(nodeLabel, node.peerIdentitiesRefusals())).build());
         out.add(gauge("qe_node_transport_up", "1 while the embedded Aeron client and driver run; 0 when they died and could not be restarted")
                 .dataPoint(gaugePoint(nodeLabel, node.transportProblem() == null ? 1 : 0)).build());
         out.add(gauge("qe_node_lease_acknowledging", "1 while this node leads, holds its leader lease and its term is confirmed: it may acknowledge appends")

@@ -130,7 +130,18 @@ class NodeConfigReaderTest {
         assertEquals(Path.of("/identity/key"), config.identityKeyFile());
     }
 
-    /** A valid document; each bad case changes one thing in it. */
+    @Test
+    void drawingAndPeerIdentitiesAreOffUnlessSet() {
+        NodeConfig plain = NodeConfigReader.parse(GOOD, Path.of("/etc/qe"));
+        assertFalse(plain.drawIdentityKeyIfAbsent());
+        assertEquals(null, plain.peerIdentitiesFile());
+        NodeConfig set = NodeConfigReader.parse(GOOD.replace("identityKeyFile: /identity/key\n",
+                "identityKeyFile: /identity/key\ndrawIdentityKeyIfAbsent: true\npeerIdentitiesFile: pins/peers\n"), Path.of("/etc/qe"));
+        assertTrue(set.drawIdentityKeyIfAbsent());
+        assertEquals(Path.of("/etc/qe/pins/peers"), set.peerIdentitiesFile());
+    }
+
+        /** A valid document; each bad case changes one thing in it. */
     static final String GOOD = """
             version: 1
             nodeId: replica-0
@@ -223,6 +234,17 @@ class NodeConfigReaderTest {
                         "peers[1].identityKey: is not an Ed25519 public key"),
                 bad("identityKey: A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=", "identityKey: 8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=",
                         "peers[1].identityKey: \"8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=\" is already used by peers[0]"),
+                bad("identityKeyFile: /identity/key\n", "identityKeyFile: /identity/key\ndrawIdentityKeyIfAbsent: yes-please\n",
+                        "drawIdentityKeyIfAbsent: \"yes-please\" is not true or false"),
+                bad("identityKeyFile: /identity/key\n", "identityKeyFile: /identity/key\ndrawIdentityKeyIfAbsent: 1\n",
+                        "drawIdentityKeyIfAbsent: 1 is not true or false"),
+                Arguments.of(GOOD.replace("    identityKey: 8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=\n", "")
+                        .replace("identityKeyFile: /identity/key\n", "drawIdentityKeyIfAbsent: true\n"),
+                        "drawIdentityKeyIfAbsent: true, but identityKeyFile is missing"),
+                bad("identityKeyFile: /identity/key\n", "identityKeyFile: /identity/key\npeerIdentitiesFile: ''\n",
+                        "peerIdentitiesFile: must not be empty"),
+                bad("identityKeyFile: /identity/key\n", "identityKeyFile: /identity/key\npeerIdentitiesFile: [a]\n",
+                        "peerIdentitiesFile: must be a string, got a list"),
                 bad("nodeId: replica-0", "nodeId: replica-0\nnodeId: replica-1", "not a valid YAML document at line"),
                 bad("version: 1", "version: [1", "not a valid YAML document at line"));
     }

@@ -38,6 +38,7 @@ class NodeStatusJsonTest {
         assertEquals(QueueStatus.Resyncs.NONE, queue.resyncs());
         assertEquals(QueueStatus.Quarantines.NONE, queue.quarantines());
         assertEquals(NodeStatus.Lease.NONE, status.lease());
+        assertEquals(null, status.identity(), "an older node reports no identity");
     }
 
     @Test
@@ -61,15 +62,21 @@ class NodeStatusJsonTest {
                                 "/data/orders/quarantine/20261123T014000.017Z", 158, "damaged"))),
                 "0-1", new NodeStatus.Transport(false, "down", 2, "closed", "2026-11-23T01:56:49.120Z"),
                 List.of(new NodeStatus.PeerAddress("replica-2", "replica-2.qe", false, "does not resolve", "does not resolve",
-                        "2026-11-23T01:57:02.310Z")),
-                new NodeStatus.Lease(true, true, true, 2000, 1500, List.of(new NodeStatus.PeerEcho("replica-2", 80))));
+                        "2026-11-23T01:57:02.310Z", true, "a1b2c3d4")),
+                new NodeStatus.Lease(true, true, true, 2000, 1500, List.of(new NodeStatus.PeerEcho("replica-2", 80))),
+                new NodeStatus.Identity("8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=", "f0506f32", true));
         JsonNode json = AdminServer.JSON.readTree(AdminServer.JSON.writeValueAsBytes(status));
         assertEquals(Set.of("nodeId", "role", "term", "leaderNodeId", "queues", "cpusAllowedList", "transport", "peerAddresses",
-                "lease"), names(json));
+                "lease", "identity"), names(json));
+        // the operator pins what it reads at identity.publicKey: that name is the contract
+        assertEquals(Set.of("publicKey", "fingerprint", "persistent"), names(json.path("identity")));
+        assertEquals("8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=", json.path("identity").path("publicKey").asText());
+        assertTrue(json.path("identity").path("persistent").isBoolean());
         assertEquals(Set.of("acknowledging", "held", "confirmed", "timeoutMillis", "sinceMillisAgo", "peers"), names(json.path("lease")));
         assertEquals(Set.of("nodeId", "echoedMillisAgo"), names(json.path("lease").path("peers").path(0)));
         assertEquals(Set.of("up", "problem", "restarts", "lastRestartCause", "lastRestartAt"), names(json.path("transport")));
-        assertEquals(Set.of("nodeId", "host", "resolved", "problem", "lastProblem", "lastProblemAt"), names(json.path("peerAddresses").path(0)));
+        assertEquals(Set.of("nodeId", "host", "resolved", "problem", "lastProblem", "lastProblemAt", "identityPinned",
+                "identityFingerprint"), names(json.path("peerAddresses").path(0)));
         JsonNode queue = json.path("queues").path(0);
         assertEquals(Set.of("name", "state", "lastIndex", "durableIndex", "quorumIndex", "firstIndex", "peers",
                 "bytesReplicated", "framesDropped", "stateDetail", "writer", "resyncs", "quarantines"), names(queue));

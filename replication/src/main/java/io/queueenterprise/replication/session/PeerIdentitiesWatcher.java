@@ -1,0 +1,123 @@
+package io.queueenterprise.replication.session;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Re-reads the peer-identities file ({@link PeerIdentitiesFile}) every {@link #INTERVAL_MILLIS} ms on a thread of its
+ * own, never the duty cycle, as {@code AuthorisedClientsWatcher} does the authorised clients: the path is opened anew
+ * each time (a mounted ConfigMap is replaced by swapping its {@code ..data} link) and the content compared, not a
+ * timestamp. Absent: no pins from it yet. A malformed file is refused whole: the pins in force stay, a warning names
+ * the line, {@link #refusals()} counts it. Lines that cannot apply are said once per content seen.
+ */
+public final class PeerIdentitiesWatcher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerIdentitiesWatcher.class);
+    public static final long INTERVAL_MILLIS = Long.getLong("qe.peerIdentities.intervalMillis", 1000);
+
+    private final Path file;
+    private final PeerIdentities identities;
+    private final List<String> peerIds;
+    private final int self;
+    private final String nodeId;
+    private final AtomicLong refusals = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean running = true;
+    /** The content last acted on; null: the file was absent (or never read). */
+    private byte[] lastContent;
+    private boolean lastAbsent;
+
+    public PeerIdentitiesWatcher(Path file, PeerIdentities identities, List<String> peerIds, int self, String nodeId) {
+        this.file = file;
+        this.identities = identities;
+        this.peerIds = List.copyOf(peerIds);
+        this.self = self;
+        this.nodeId = nodeId;
+        this.thread = new Thread(this::run, "qe-peer-identities-" + nodeId);
+        this.thread.setDaemon(true);
+    }
+
+    /** Reads the file once, on the caller's thread (pins in force before the first handshake), then watches it. */
+    public PeerIdentitiesWatcher start() {
+        checkOnce();
+        thread.start();
+        return this;
+    }
+
+    /** Malformed contents refused since start. Any thread. */
+    public long refusals() {
+        return refusals.get();
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                Thread.sleep(INTERVAL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            checkOnce();
+        }
+    }
+
+    /** One look at the file; package-private for tests that drive it without the thread. */
+    synchronized void checkOnce() {
+        byte[] content;
+        try {
+            content = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            if (!lastAbsent) {
+                lastAbsent = true;
+                LOG.info(nodeId + ": peer identities file " + file + " is absent: no pins from it (yet)");
+            }
+            return; // pins in force stay: a ConfigMap being swapped may be absent for an instant
+        } catch (IOException e) {
+            LOG.warn(nodeId + ": peer identities file " + file + " cannot be read (" + e + "); the pins in force stay");
+            return;
+        }
+        lastAbsent = false;
+        if (Arrays.equals(content, lastContent)) {
+            return;
+        }
+        lastContent = content;
+        PeerIdentitiesFile.Pins pins;
+        try {
+            pins = PeerIdentitiesFile.parse(new String(content, StandardCharsets.UTF_8), peerIds, identities, self);
+        } catch (PeerIdentitiesFile.MalformedException e) {
+            refusals.incrementAndGet();
+            LOG.warn(nodeId + ": peer identities file " + file + " refused whole, " + e.getMessage() + "; the pins in force stay");
+            return;
+        }
+        for (String line : pins.ignored()) {
+            LOG.warn(nodeId + ": peer identities file " + file + ", " + line);
+        }
+        if (identities.applyFilePins(pins.pins())) {
+            StringBuilder now = new StringBuilder();
+            for (int i = 0; i < peerIds.size(); i++) {
+                if (i != self) {
+                    now.append(now.length() == 0 ? "" : ", ").append(peerIds.get(i)).append('=').append(identities.fingerprint(i));
+                }
+            }
+            LOG.info(nodeId + ": peer identity pins now " + now);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
