@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.security.GeneralSecurityException;
+import java.security.KeyPairGenerator;
 import java.security.SecureRandom;
+import java.security.spec.NamedParameterSpec;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,10 +33,16 @@ class NodeIdentityModelTest {
     private static final List<String> REPLICAS = List.of("replica-0", "replica-1", "replica-2");
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    /** A real Ed25519 public key (not any 32 bytes: about half of those are no point of the curve). */
     private static String key() {
-        byte[] key = new byte[32];
-        RANDOM.nextBytes(key);
-        return Base64.getEncoder().encodeToString(key);
+        try {
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("Ed25519");
+            generator.initialize(NamedParameterSpec.ED25519, RANDOM);
+            byte[] encoded = generator.generateKeyPair().getPublic().getEncoded();
+            return Base64.getEncoder().encodeToString(Arrays.copyOfRange(encoded, encoded.length - 32, encoded.length));
+        } catch (GeneralSecurityException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static Map<String, String> map(String... pairs) {
