@@ -50,6 +50,9 @@ public final class NodeIdentityModel {
                 if (key != null) {
                     pins.put(replica, key);
                     newlyPinned.add(replica);
+                    if (replica.equals(rotating)) {
+                        rotated = replica;   // no pin to replace (lost with the status, or never made): done all the same
+                    }
                 }
             } else if (key == null || key.equals(pin)) {
                 pins.put(replica, pin);

@@ -108,6 +108,11 @@ class NodeIdentityModelTest {
         assertTrue(rotated.removeAnnotation());
         assertTrue(rotated.mismatches().isEmpty());
 
+        // a replica without a pin yet: its first report pins it, and the annotation has done its work
+        NodeIdentityModel.Plan unpinned = NodeIdentityModel.plan(REPLICAS, Map.of(), map("replica-2", fresh), "replica-2");
+        assertEquals(fresh, unpinned.pins().get("replica-2"));
+        assertTrue(unpinned.removeAnnotation(), "an annotation that can never act again would stay for ever");
+
         // the annotation names replica-2 only: replica-0's changed key stays a mismatch
         NodeIdentityModel.Plan elsewhere = NodeIdentityModel.plan(REPLICAS, map("replica-0", other), map("replica-0", fresh), "replica-2");
         assertEquals(other, elsewhere.pins().get("replica-0"));
