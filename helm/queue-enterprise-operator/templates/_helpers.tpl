@@ -40,7 +40,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "qe-operator.namespacedRules" -}}
 - apiGroups: ["queue-enterprise.io"]
   resources: ["queueclusters"]
-  verbs: ["get", "list", "watch"]
+  # patch: only to remove queue-enterprise.io/rotate-node once its rotation is done (docs/operator.md)
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["queue-enterprise.io"]
   resources: ["queueclusters/status"]
   verbs: ["get", "patch", "update"]

@@ -36,6 +36,17 @@ public class ReplicaStatus {
     @JsonPropertyDescription("What the node reports wrong now (transport down, a queue needing attention, a stalled writer, a peer it cannot address); absent when nothing")
     private List<String> problems;
 
+    @JsonPropertyDescription("The node's identity public key (Ed25519, base64) the operator pinned: the first key this replica reported (trust on first report), kept until the rotate-node annotation names the replica; its peers take only this key from it")
+    private String identityKey;
+
+    public String getIdentityKey() {
+        return identityKey;
+    }
+
+    public void setIdentityKey(String identityKey) {
+        this.identityKey = identityKey;
+    }
+
     public String getName() {
         return name;
     }

@@ -20,11 +20,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param peerAddresses   every other peer as this node addresses it; empty from a node that does not report them
  * @param lease           the node's leader lease (docs/replication.md "Leader lease"); null from a node that does not
  *                        report it
+ * @param identity        the node's identity (public key, fingerprint, whether its key file keeps it across restarts);
+ *                        null from a node that does not report it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues,
                              String cpusAllowedList, JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses,
-                             Lease lease) {
+                             Lease lease, Identity identity) {
     public static final String LEADER = "LEADER";
     public static final String FOLLOWER = "FOLLOWER";
     public static final String FENCED = "FENCED";
@@ -37,13 +39,24 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
 
     /** A node reporting nothing beyond its role, term and queues (tests, and nodes older than those fields). */
     public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList) {
-        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null, null, List.of(), null);
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, null, null, List.of(), null, null);
     }
 
     /** A node that does not report its lease. */
     public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList,
                           JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses) {
-        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, calibration, transport, peerAddresses, null);
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, calibration, transport, peerAddresses, null, null);
+    }
+
+    /** A node that does not report its identity. */
+    public NodeStatusView(String nodeId, String role, long term, String leaderNodeId, List<Queue> queues, String cpusAllowedList,
+                          JsonNode calibration, Transport transport, List<PeerAddress> peerAddresses, Lease lease) {
+        this(nodeId, role, term, leaderNodeId, queues, cpusAllowedList, calibration, transport, peerAddresses, lease, null);
+    }
+
+    /** The identity public key (base64) this node reports, or null (an older node, or none reported). */
+    public String identityKey() {
+        return identity == null ? null : identity.publicKey();
     }
 
     /**
@@ -109,6 +122,14 @@ public record NodeStatusView(String nodeId, String role, long term, String leade
     /** The leader lease: {@code acknowledging} while it leads, holds the lease and its term is confirmed. */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Lease(boolean acknowledging, boolean held, boolean confirmed, long timeoutMillis) {
+    }
+
+    /**
+     * The node's identity: {@code persistent} true when its key lives in a key file (kept across restarts), false
+     * when drawn for this run alone.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Identity(String publicKey, String fingerprint, boolean persistent) {
     }
 
     /** A follower as its leader sees it. */

@@ -15,6 +15,7 @@ public final class ClusterNames {
     /** On a client's key-pair Secret: the client's name. */
     public static final String LABEL_CLIENT = "queue-enterprise.io/client";
     public static final String CLIENT_IDENTITY_COMPONENT = "client-identity";
+    public static final String NODE_IDENTITY_COMPONENT = "node-identity";
     public static final String MANAGER = "queue-enterprise-operator";
     /**
      * Carried by the nodes of a tuned pool, whose kubelet runs {@code cpuManagerPolicy: static} (docs/operator.md):
@@ -71,6 +72,11 @@ public final class ClusterNames {
     /** The ConfigMap of {@code <name> <public key>} lines the nodes take clients from. */
     public String authorisedClientsConfigMap() {
         return cluster + "-authorised-clients";
+    }
+
+    /** The ConfigMap of {@code <replica> <public key>} lines: the nodes' pinned peer identities. */
+    public String nodeIdentitiesConfigMap() {
+        return cluster + "-node-identities";
     }
 
     /** Labels of client {@code client}'s key-pair Secret; {@link #clientIdentityLabels()} selects them all. */

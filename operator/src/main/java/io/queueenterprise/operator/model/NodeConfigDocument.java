@@ -12,7 +12,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeConfigDocument(int version, String nodeId, String dataDirectory, List<Peer> peers,
-                                 String peerCredentialFile, String clientCredentialFile, String writeKeyDirectory,
+                                 String peerCredentialFile, String identityKeyFile, Boolean drawIdentityKeyIfAbsent,
+                                 String peerIdentitiesFile, String clientCredentialFile, String writeKeyDirectory,
                                  String authorisedClientsFile, List<Queue> queues, Admin admin, Metrics metrics,
                                  String idleStrategy) {
     public static final int SCHEMA_VERSION = 1;

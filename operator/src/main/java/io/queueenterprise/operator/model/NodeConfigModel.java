@@ -46,7 +46,10 @@ public final class NodeConfigModel {
             queues.add(queue(queue, spec));
         }
         return new NodeConfigDocument(NodeConfigDocument.SCHEMA_VERSION, names.replica(ordinal), NodePaths.DATA_DIRECTORY,
-            peers, NodePaths.PEER_CREDENTIAL_FILE, servesClients ? NodePaths.CLIENT_CREDENTIAL_FILE : null,
+            // identities: the key file on the data volume, drawn there at first start; the pins in their own mounted
+            // file, never peers[].identityKey, so that pinning leaves the documents and the config hash as they are
+            peers, NodePaths.PEER_CREDENTIAL_FILE, NodePaths.IDENTITY_KEY_FILE, true, NodePaths.PEER_IDENTITIES_FILE,
+            servesClients ? NodePaths.CLIENT_CREDENTIAL_FILE : null,
             takesRemoteAppends ? NodePaths.WRITE_KEY_DIRECTORY : null,
             namesClients ? NodePaths.AUTHORISED_CLIENTS_FILE : null, queues,
             new NodeConfigDocument.Admin(BIND_ALL, NodePaths.ADMIN_PORT, NodePaths.ADMIN_TOKEN_FILE),

@@ -24,6 +24,20 @@ public final class NodePaths {
     /** The ConfigMap's key, and so the file's name in {@link #AUTHORISED_CLIENTS_DIRECTORY}. */
     public static final String AUTHORISED_CLIENTS_KEY = "authorised";
     public static final String AUTHORISED_CLIENTS_FILE = AUTHORISED_CLIENTS_DIRECTORY + "/" + AUTHORISED_CLIENTS_KEY;
+    /**
+     * The node's identity key (Ed25519 seed), on its own data volume: the node draws it there owner-only at first
+     * start ({@code drawIdentityKeyIfAbsent}) and keeps it across restarts, so its pin holds.
+     */
+    public static final String IDENTITY_KEY_FILE = DATA_DIRECTORY + "/identity.key";
+    /**
+     * The node-identities ConfigMap, mounted as a whole directory (never subPath), like the authorised clients: the
+     * kubelet swaps its files in place when a pin changes, and the node re-reads {@link #PEER_IDENTITIES_FILE} every
+     * second.
+     */
+    public static final String PEER_IDENTITIES_DIRECTORY = "/etc/queue-enterprise/node-identities";
+    /** The ConfigMap's key, and so the file's name in {@link #PEER_IDENTITIES_DIRECTORY}. */
+    public static final String PEER_IDENTITIES_KEY = "peers";
+    public static final String PEER_IDENTITIES_FILE = PEER_IDENTITIES_DIRECTORY + "/" + PEER_IDENTITIES_KEY;
     /** Where a node's gateway takes remote clients (UDP, Aeron); one replica per pod, so one port. */
     public static final int CLIENT_PORT = 40120;
     public static final int REPLICATION_PORT = 40100;

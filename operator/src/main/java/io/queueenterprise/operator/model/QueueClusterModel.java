@@ -339,6 +339,8 @@ public final class QueueClusterModel {
             mount("config", NodePaths.CONFIG_DIRECTORY, true),
             mount("admin-token", NodePaths.ADMIN_DIRECTORY, true),
             mount("peer-credential", NodePaths.PEER_DIRECTORY, true),
+            // the whole directory, never subPath: the kubelet updates it in place, the node re-reads it every second
+            mount("node-identities", NodePaths.PEER_IDENTITIES_DIRECTORY, true),
             mount("shm", "/dev/shm", false),
             // the root filesystem is read-only: the JVM's temporary files go here
             mount("tmp", "/tmp", false)));
@@ -365,6 +367,10 @@ public final class QueueClusterModel {
                 .endConfigMap().build(),
             secretVolume("admin-token", names.adminTokenSecret()),
             secretVolume("peer-credential", names.peerCredentialSecret()),
+            // not in the config hash: a pin added or rotated changes this ConfigMap alone, and no pod restarts; optional,
+            // so that pods start before the operator's first write of it (no file: no pins yet)
+            new VolumeBuilder().withName("node-identities").withNewConfigMap().withName(names.nodeIdentitiesConfigMap())
+                .withDefaultMode(CONFIG_MODE).withOptional(true).endConfigMap().build(),
             // Aeron's log buffers: memory-backed, sized, counted against the pod's memory limit
             new VolumeBuilder().withName("shm").withNewEmptyDir().withMedium("Memory")
                 .withSizeLimit(new Quantity(spec.getSharedMemory())).endEmptyDir().build(),

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.queueenterprise.operator.api.FailoverStatus;
 import io.queueenterprise.operator.api.QueueClusterStatus;
 import io.queueenterprise.operator.api.ReplicaStatus;
+import io.queueenterprise.operator.model.NodeIdentityModel;
 
 /**
  * The Kubernetes Events a QueueCluster's status calls for (what {@code kubectl describe qc} and
@@ -55,6 +56,35 @@ public final class ClusterEvents {
                         + " (" + q.getQuarantines() + " folder(s) held; never served nor deleted by the node)",
                     "quarantine/" + replica.getName() + "/" + q.getName() + "/" + q.getLastQuarantine())));
             }
+        }
+        return events;
+    }
+
+    /**
+     * What the identity plan did or found: a replica pinned for the first time, a rotation done (Normal), a replica
+     * reporting a key other than its pin, a rotation annotation naming no replica (Warning). Once per occurrence.
+     */
+    public static List<ClusterEvent> identities(NodeIdentityModel.Plan plan) {
+        List<ClusterEvent> events = new ArrayList<>();
+        for (String replica : plan.newlyPinned()) {
+            String fingerprint = NodeIdentityModel.fingerprint(plan.pins().get(replica));
+            events.add(new ClusterEvent("Normal", "NodeIdentityPinned", replica + " pinned to identity " + fingerprint
+                + " (its first reported key)", "identity-pin/" + replica + "/" + fingerprint));
+        }
+        for (NodeIdentityModel.Mismatch mismatch : plan.mismatches()) {
+            events.add(new ClusterEvent("Warning", "NodeIdentityMismatch", mismatch.message(),
+                "identity-mismatch/" + mismatch.replica() + "/" + mismatch.pinned() + "/" + mismatch.reported()));
+        }
+        if (plan.rotated() != null) {
+            String fingerprint = NodeIdentityModel.fingerprint(plan.pins().get(plan.rotated()));
+            events.add(new ClusterEvent("Normal", "NodeIdentityRotated", plan.rotated() + " re-pinned to identity " + fingerprint
+                + " as " + NodeIdentityModel.ROTATE_ANNOTATION + " asked; annotation removed",
+                "identity-rotate/" + plan.rotated() + "/" + fingerprint));
+        }
+        if (plan.unknownRotation() != null) {
+            events.add(new ClusterEvent("Warning", "UnknownRotateNode", NodeIdentityModel.ROTATE_ANNOTATION + "="
+                + plan.unknownRotation() + " names no replica of this cluster: nothing rotated",
+                "rotate-node-unknown/" + plan.unknownRotation()));
         }
         return events;
     }

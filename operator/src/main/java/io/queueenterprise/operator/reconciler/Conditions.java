@@ -14,6 +14,7 @@ public final class Conditions {
     public static final String FAILOVER = "Failover";
     public static final String REPLICAS_HEALTHY = "ReplicasHealthy";
     public static final String QUARANTINED = "Quarantined";
+    public static final String NODE_IDENTITY_MISMATCH = "NodeIdentityMismatch";
 
     private Conditions() {
     }

@@ -48,6 +48,7 @@ import io.queueenterprise.operator.failover.ReplicaObservation;
 import io.queueenterprise.operator.failover.RollingUpdatePlanner;
 import io.queueenterprise.operator.model.CalibrationJobModel;
 import io.queueenterprise.operator.model.ClusterNames;
+import io.queueenterprise.operator.model.NodeIdentityModel;
 import io.queueenterprise.operator.model.NodePaths;
 import io.queueenterprise.operator.reconciler.dependent.AdminTokenSecretDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.ClientIdentities;
@@ -55,6 +56,7 @@ import io.queueenterprise.operator.reconciler.dependent.ConfigMapDependentResour
 import io.queueenterprise.operator.reconciler.dependent.HeadlessServiceDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.ModelSupport;
 import io.queueenterprise.operator.reconciler.dependent.NetworkPolicyDependentResource;
+import io.queueenterprise.operator.reconciler.dependent.NodeIdentities;
 import io.queueenterprise.operator.reconciler.dependent.PeerCredentialSecretDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.PodDisruptionBudgetDependentResource;
 import io.queueenterprise.operator.reconciler.dependent.PodMonitorDependentResource;
@@ -162,6 +164,11 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
             }
         }
 
+        // identities: pins from the status read at the start, the keys reported now; the pins ConfigMap follows them
+        NodeIdentityModel.Plan identities = StatusModel.identities(cluster, previous, replicas, observations);
+        NodeIdentities.reconcile(cluster, identities, context.getClient());
+        ClusterEvents.identities(identities).forEach(event -> events.publish(context.getClient(), cluster, event));
+
         long recordedTerm = previous.getTerm() == null ? 0 : previous.getTerm();
         Plan plan = FailoverPlanner.plan(replicas, StatusModel.queues(cluster), recordedTerm, previous.getLeader(), observations);
         if (plan instanceof Plan.Elect elect) {
@@ -183,7 +190,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         QueueClusterStatus recorded = cluster.getStatus() != null ? cluster.getStatus() : previous;
 
         QueueClusterStatus status = StatusModel.build(cluster, recorded, replicas, observations, outcome,
-            tunedNodes(cluster, context), calibrations, calibrate(cluster, context, recorded.getCalibration()),
+            tunedNodes(cluster, context), calibrations, calibrate(cluster, context, recorded.getCalibration()), identities,
             Instant.now().toString());
         cluster.setStatus(status);
         events.publish(context.getClient(), cluster, recorded);

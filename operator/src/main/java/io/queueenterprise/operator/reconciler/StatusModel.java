@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -23,6 +24,7 @@ import io.queueenterprise.operator.failover.NodeStatusView;
 import io.queueenterprise.operator.failover.ReplicaObservation;
 import io.queueenterprise.operator.model.CalibrationJobModel;
 import io.queueenterprise.operator.model.ClusterNames;
+import io.queueenterprise.operator.model.NodeIdentityModel;
 import io.queueenterprise.operator.model.QueueClusterModel;
 
 /**
@@ -53,6 +55,15 @@ public final class StatusModel {
                                            Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome outcome,
                                            int tunedNodes, Map<String, Calibration> calibrations,
                                            CalibrationStatus calibrationJob, String now) {
+        return build(cluster, previous, replicas, observations, outcome, tunedNodes, calibrations, calibrationJob,
+            identities(cluster, previous, replicas, observations), now);
+    }
+
+    /** @param identities the replicas' identity pins after this reconcile ({@link #identities}) */
+    public static QueueClusterStatus build(QueueCluster cluster, QueueClusterStatus previous, List<String> replicas,
+                                           Map<String, ReplicaObservation> observations, FailoverExecutor.Outcome outcome,
+                                           int tunedNodes, Map<String, Calibration> calibrations,
+                                           CalibrationStatus calibrationJob, NodeIdentityModel.Plan identities, String now) {
         long generation = cluster.getMetadata().getGeneration() == null ? 0 : cluster.getMetadata().getGeneration();
         QueueClusterStatus status = new QueueClusterStatus();
         status.setObservedGeneration(generation);
@@ -72,6 +83,7 @@ public final class StatusModel {
             ReplicaStatus replicaStatus = new ReplicaStatus();
             replicaStatus.setName(replica);
             replicaStatus.setCalibration(calibrations.get(replica));
+            replicaStatus.setIdentityKey(identities.pins().get(replica));
             if (observations.get(replica) instanceof ReplicaObservation.Reachable answer) {
                 reachable++;
                 NodeStatusView node = answer.status();
@@ -123,6 +135,7 @@ public final class StatusModel {
                 + failover.getCandidate() + " (" + failover.getPhase() + ")", generation));
         conditions.add(ReplicaHealth.healthyCondition(problems, reachable, replicas.size(), generation));
         conditions.add(ReplicaHealth.quarantinedCondition(replicaStatuses, generation));
+        conditions.add(identityCondition(identities, replicas, generation));
         if (calibrationJob == null && CalibrationJobModel.atFirstStart(cluster.getSpec())) {
             conditions.add(CalibrationProgress.firstStartCondition(
                 (int) replicas.stream().filter(calibrations::containsKey).count(), replicas.size(), generation));
@@ -230,6 +243,58 @@ public final class StatusModel {
         }
         return Conditions.of(Conditions.PINNED, true, "ExclusiveCores", "every replica holds "
             + cluster.getSpec().getCoresPerReplica() + " exclusive core(s) on " + tunedNodes + " tuned node(s)", generation);
+    }
+
+    /**
+     * The replicas' identity pins after this reconcile: those {@code previous} recorded, the keys reachable replicas
+     * report now, and the QueueCluster's {@link NodeIdentityModel#ROTATE_ANNOTATION}.
+     */
+    public static NodeIdentityModel.Plan identities(QueueCluster cluster, QueueClusterStatus previous, List<String> replicas,
+                                                    Map<String, ReplicaObservation> observations) {
+        Map<String, String> pinned = new LinkedHashMap<>();
+        if (previous.getReplicas() != null) {
+            for (ReplicaStatus replica : previous.getReplicas()) {
+                if (replica.getIdentityKey() != null) {
+                    pinned.put(replica.getName(), replica.getIdentityKey());
+                }
+            }
+        }
+        Map<String, String> reported = new LinkedHashMap<>();
+        observations.forEach((replica, observation) -> {
+            if (observation instanceof ReplicaObservation.Reachable answer && answer.status().identityKey() != null) {
+                reported.put(replica, answer.status().identityKey());
+            }
+        });
+        Map<String, String> annotations = cluster.getMetadata().getAnnotations();
+        return NodeIdentityModel.plan(replicas, pinned, reported,
+            annotations == null ? null : annotations.get(NodeIdentityModel.ROTATE_ANNOTATION));
+    }
+
+    /**
+     * NodeIdentityMismatch: True while a replica reports a key other than its pin (its peers refuse it); False
+     * otherwise, its message saying how many replicas are pinned and any rotation pending or naming no replica.
+     */
+    private static Condition identityCondition(NodeIdentityModel.Plan identities, List<String> replicas, long generation) {
+        List<String> notes = new ArrayList<>();
+        if (identities.unknownRotation() != null) {
+            notes.add("annotation " + NodeIdentityModel.ROTATE_ANNOTATION + "=" + identities.unknownRotation()
+                + " names no replica of this cluster (" + String.join(", ", replicas) + "): nothing rotated");
+        }
+        if (identities.rotating() != null && identities.rotated() == null) {
+            notes.add("rotation of " + identities.rotating() + " pending: its next reported key other than its pin "
+                + NodeIdentityModel.fingerprint(identities.pins().getOrDefault(identities.rotating(), "")) + " replaces the pin");
+        }
+        if (!identities.mismatches().isEmpty()) {
+            List<String> messages = new ArrayList<>(identities.mismatches().stream().map(NodeIdentityModel.Mismatch::message).toList());
+            messages.addAll(notes);
+            return Conditions.of(Conditions.NODE_IDENTITY_MISMATCH, true, "KeyDiffersFromPin", String.join("; ", messages), generation);
+        }
+        List<String> unpinned = replicas.stream().filter(r -> !identities.pins().containsKey(r)).toList();
+        String pinned = identities.pins().size() + " of " + replicas.size() + " replicas pinned"
+            + (unpinned.isEmpty() ? "" : " (" + String.join(", ", unpinned) + " not reported yet)");
+        notes.add(0, pinned);
+        String reason = identities.unknownRotation() != null ? "UnknownRotateNode" : unpinned.isEmpty() ? "AllPinned" : "NotAllPinned";
+        return Conditions.of(Conditions.NODE_IDENTITY_MISMATCH, false, reason, String.join("; ", notes), generation);
     }
 
     /** Replica names of a cluster, in ordinal order. */

@@ -154,7 +154,8 @@ class ChartRbacIT {
     void theRareWritesAreAllowedInTheWatchedNamespaceOnly() throws IOException {
         try (KubernetesClient operatorClient = asChartServiceAccount()) {
             for (String[] write : List.of(new String[] {"delete", "", "pods"}, new String[] {"create", "batch", "jobs"},
-                new String[] {"create", "", "events"}, new String[] {"patch", "queue-enterprise.io", "queueclusters/status"})) {
+                new String[] {"create", "", "events"}, new String[] {"patch", "queue-enterprise.io", "queueclusters/status"},
+                new String[] {"patch", "queue-enterprise.io", "queueclusters"})) {
                 assertTrue(allowed(operatorClient, watched, write), String.join(" ", write) + " in the watched namespace");
                 assertFalse(allowed(operatorClient, elsewhere, write), String.join(" ", write) + " in an unwatched namespace");
             }

@@ -185,6 +185,68 @@ class NodeInPodsIT {
             conditionIs(cluster, "ReplicasHealthy", "True")
                 && cluster.getStatus().getReplicas().stream().allMatch(r -> r.getTransportRestarts() != null)).getStatus();
         assertTrue(conditionIs(current(), "Quarantined", "False"), client.getKubernetesSerialization().asJson(healthy));
+
+        // per-node identities (issue 19 §2): each node drew its key on its data volume and reports it; the operator
+        // pinned the first report of each in status and in the pins ConfigMap, which the kubelet syncs into every pod
+        // (about a minute) and the nodes reload: every node then holds every peer pinned, to the key that peer reports
+        awaitIdentitiesPinned(Duration.ofSeconds(120));
+    }
+
+    /**
+     * Within {@code bound}: every replica's {@code status.replicas[].identityKey} equals the {@code identity.publicKey}
+     * its node reports, and every node reports each of its peers {@code identityPinned: true}, wherever its status
+     * lists peers.
+     */
+    private void awaitIdentitiesPinned(Duration bound) throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        String last = "nothing asked yet";
+        while (System.nanoTime() < deadline) {
+            last = identitiesNotPinned();
+            if (last == null) {
+                return;
+            }
+            Thread.sleep(2_000);
+        }
+        throw new AssertionError("identities not pinned within " + bound + ": " + last);
+    }
+
+    /** Null when every node is pinned as {@link #awaitIdentitiesPinned} asks; otherwise what is not. */
+    private String identitiesNotPinned() {
+        QueueCluster cluster = current();
+        if (cluster.getStatus() == null || cluster.getStatus().getReplicas() == null || cluster.getStatus().getReplicas().size() != 3) {
+            return "status lists no three replicas";
+        }
+        String token = adminToken();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (ReplicaStatus replica : cluster.getStatus().getReplicas()) {
+            Pod pod = client.pods().inNamespace(namespace).withName(replica.getName()).get();
+            if (pod == null || pod.getStatus().getPodIP() == null) {
+                return replica.getName() + " has no pod IP";
+            }
+            com.fasterxml.jackson.databind.JsonNode status;
+            try {
+                String body = http.send(java.net.http.HttpRequest.newBuilder(
+                        URI.create("http://" + pod.getStatus().getPodIP() + ":" + NodePaths.ADMIN_PORT + "/v1/status"))
+                    .timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer " + token).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
+                status = json.readTree(body);
+            } catch (IOException e) {
+                return replica.getName() + " did not answer: " + e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+            String reported = status.path("identity").path("publicKey").asText(null);
+            if (reported == null || !reported.equals(replica.getIdentityKey())) {
+                return replica.getName() + " reports identity " + reported + ", status pins " + replica.getIdentityKey();
+            }
+            List<com.fasterxml.jackson.databind.JsonNode> peers = status.findParents("identityPinned");
+            if (peers.size() < 2 || !peers.stream().allMatch(peer -> peer.path("identityPinned").asBoolean(false))) {
+                return replica.getName() + "'s peers not all pinned: " + peers;
+            }
+        }
+        return null;
     }
 
     /** Messages of the Events regarding the QueueCluster with {@code reason}, oldest first. */

@@ -12,6 +12,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -28,6 +30,7 @@ import io.queueenterprise.operator.api.RollCycle;
 import io.queueenterprise.operator.failover.FailoverExecutor;
 import io.queueenterprise.operator.failover.NodeStatusView;
 import io.queueenterprise.operator.failover.ReplicaObservation;
+import io.queueenterprise.operator.model.NodeIdentityModel;
 
 /** The status a reconcile writes, from observations, without a cluster. */
 @org.junit.jupiter.api.Tag("unit")
@@ -242,5 +245,86 @@ class StatusModelTest {
         HistogramSnapshot.HistogramDataPointSnapshot q = histogram.getDataPoints().get(0);
         assertEquals(2, q.getCount());
         assertEquals(0.81 + 0.95, q.getSum(), 1e-9);
+    }
+
+    private static final String KEY_0 = "8FBvMmmDXGuOl73jPyBP8QJxXJSYolsF6peAUF0OCqc=";
+    private static final String KEY_1 = "A/04YEgGqj60Vnsyie3MqfvmaA1FBD5yw9imA3YehNs=";
+    private static final String KEY_2 = "bjc6d3Slg34uCooovdWEAceZzMcA/OnqzdnOtHh6ub0=";
+
+    /** {@code GET /admin/status} as the node reports it, with or without the identity (an older node). */
+    private static ReplicaObservation answering(String name, String role, String identityJson) throws Exception {
+        String json = "{\"nodeId\":\"" + name + "\",\"role\":\"" + role + "\",\"term\":3,\"leaderNodeId\":\"q-0\","
+            + "\"queues\":[{\"name\":\"orders\",\"state\":\"LIVE\",\"durableIndex\":5}]"
+            + (identityJson == null ? "" : ",\"identity\":" + identityJson) + "}";
+        return new ReplicaObservation.Reachable(name, new ObjectMapper().readValue(json, NodeStatusView.class));
+    }
+
+    private static String identity(String key) {
+        return "{\"publicKey\":\"" + key + "\",\"fingerprint\":\"" + key.substring(0, 4) + "\",\"persistent\":true}";
+    }
+
+    @Test
+    void theReportedIdentityIsReadAndAnOlderNodeWithoutOneIsTolerated() throws Exception {
+        ReplicaObservation.Reachable reporting = (ReplicaObservation.Reachable) answering("q-0", "LEADER", identity(KEY_0));
+        assertEquals(KEY_0, reporting.status().identityKey());
+        assertTrue(reporting.status().identity().persistent());
+        assertNull(((ReplicaObservation.Reachable) answering("q-1", "FOLLOWER", null)).status().identityKey());
+    }
+
+    @Test
+    void theFirstReportedKeyIsKeptInStatusAndADifferentOneRaisesTheMismatchCondition() throws Exception {
+        Map<String, ReplicaObservation> first = new LinkedHashMap<>();
+        first.put("q-0", answering("q-0", "LEADER", identity(KEY_0)));
+        first.put("q-1", answering("q-1", "FOLLOWER", identity(KEY_1)));
+        first.put("q-2", answering("q-2", "FOLLOWER", null));   // an older node: stays unpinned
+        QueueClusterStatus pinned = StatusModel.build(cluster("1"), new QueueClusterStatus(), REPLICAS, first, STEADY, 3,
+            Map.of(), "2026-11-26T22:00:00Z");
+        assertEquals(KEY_0, pinned.getReplicas().get(0).getIdentityKey());
+        assertEquals(KEY_1, pinned.getReplicas().get(1).getIdentityKey());
+        assertNull(pinned.getReplicas().get(2).getIdentityKey());
+        Condition notAll = condition(pinned, Conditions.NODE_IDENTITY_MISMATCH);
+        assertEquals("False", notAll.getStatus());
+        assertEquals("NotAllPinned", notAll.getReason());
+        assertTrue(notAll.getMessage().contains("q-2"), notAll.getMessage());
+
+        // q-1 comes back with another key, q-0 unreachable: both pins kept, the mismatch named with both fingerprints
+        Map<String, ReplicaObservation> later = new LinkedHashMap<>();
+        later.put("q-0", new ReplicaObservation.Lost("q-0", "pod q-0 is Pending"));
+        later.put("q-1", answering("q-1", "FOLLOWER", identity(KEY_2)));
+        later.put("q-2", answering("q-2", "FOLLOWER", identity(KEY_2)));
+        QueueClusterStatus mismatched = StatusModel.build(cluster("1"), pinned, REPLICAS, later, STEADY, 3, Map.of(),
+            "2026-11-26T22:00:10Z");
+        assertEquals(KEY_0, mismatched.getReplicas().get(0).getIdentityKey(), "an unreachable replica keeps its pin");
+        assertEquals(KEY_1, mismatched.getReplicas().get(1).getIdentityKey(), "never re-pinned without the annotation");
+        assertEquals(KEY_2, mismatched.getReplicas().get(2).getIdentityKey(), "first report pins");
+        Condition mismatch = condition(mismatched, Conditions.NODE_IDENTITY_MISMATCH);
+        assertEquals("True", mismatch.getStatus());
+        assertEquals("KeyDiffersFromPin", mismatch.getReason());
+        assertTrue(mismatch.getMessage().contains("q-1") && mismatch.getMessage().contains(NodeIdentityModel.fingerprint(KEY_1))
+            && mismatch.getMessage().contains(NodeIdentityModel.fingerprint(KEY_2)), mismatch.getMessage());
+        assertTrue(ClusterEvents.identities(StatusModel.identities(cluster("1"), pinned, REPLICAS, later)).stream()
+            .anyMatch(e -> e.reason().equals("NodeIdentityMismatch") && e.type().equals("Warning")));
+
+        // annotated: the next reconcile takes q-1's new key
+        QueueCluster rotating = cluster("1");
+        rotating.getMetadata().setAnnotations(Map.of(NodeIdentityModel.ROTATE_ANNOTATION, "q-1"));
+        QueueClusterStatus rotated = StatusModel.build(rotating, mismatched, REPLICAS, later, STEADY, 3, Map.of(),
+            "2026-11-26T22:00:20Z");
+        assertEquals(KEY_2, rotated.getReplicas().get(1).getIdentityKey());
+        assertEquals("AllPinned", condition(rotated, Conditions.NODE_IDENTITY_MISMATCH).getReason());
+    }
+
+    @Test
+    void aRotateAnnotationNamingNoReplicaIsNamedInTheCondition() throws Exception {
+        QueueCluster annotated = cluster("1");
+        annotated.getMetadata().setAnnotations(Map.of(NodeIdentityModel.ROTATE_ANNOTATION, "q-9"));
+        Map<String, ReplicaObservation> observations = new LinkedHashMap<>();
+        for (String replica : REPLICAS) {
+            observations.put(replica, answering(replica, "FOLLOWER", identity(KEY_0)));
+        }
+        Condition condition = condition(StatusModel.build(annotated, new QueueClusterStatus(), REPLICAS, observations, STEADY, 3,
+            Map.of(), "2026-11-26T22:00:00Z"), Conditions.NODE_IDENTITY_MISMATCH);
+        assertEquals("UnknownRotateNode", condition.getReason());
+        assertTrue(condition.getMessage().contains("q-9"), condition.getMessage());
     }
 }
