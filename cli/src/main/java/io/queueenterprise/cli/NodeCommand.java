@@ -20,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -259,6 +261,17 @@ public final class NodeCommand implements Callable<Integer> {
         if (transport.restarts() > 0) {
             out.printf(Locale.ROOT, "  transport restarted %d time(s), last at %s: %s%n", transport.restarts(),
                     transport.lastRestartAt(), transport.lastRestartCause());
+        }
+        NodeStatus.Identity identity = status.identity();
+        if (identity != null) { // one line: who this node is, and which peers must prove a pinned key
+            List<String> peers = new ArrayList<>();
+            for (NodeStatus.PeerAddress peer : status.peerAddresses()) {
+                peers.add(peer.nodeId() + (!peer.identityPinned() ? " UNPINNED (peer credential only)"
+                        : peer.identityFingerprint() == null ? " pinned (no session proved it yet)" : " pinned, proved " + peer.identityFingerprint()));
+            }
+            out.printf(Locale.ROOT, "  identity %s (%s); peers: %s%n", identity.fingerprint(),
+                    identity.persistent() ? "from its key file" : "drawn for this run only: no peer can pin it",
+                    peers.isEmpty() ? "none" : String.join(", ", peers));
         }
         for (NodeStatus.PeerAddress peer : status.peerAddresses()) {
             if (!peer.resolved()) {

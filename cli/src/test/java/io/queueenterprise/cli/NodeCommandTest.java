@@ -96,6 +96,17 @@ class NodeCommandTest {
             assertTrue(printed.contains(expected + System.lineSeparator()), () -> "no line '" + expected + "' in:\n" + printed);
         }
 
+        NodeStatus identified = new NodeStatus("replica-1", NodeStatus.Role.FOLLOWER, 3, "replica-0", List.of(), "0-1",
+                new NodeStatus.Transport(true, null, 0, null, null),
+                List.of(new NodeStatus.PeerAddress("replica-0", "replica-0.qe", true, null, null, null, true, "1a2b3c4d"),
+                        new NodeStatus.PeerAddress("replica-2", "replica-2.qe", true, null, null, null, true, null),
+                        new NodeStatus.PeerAddress("replica-3", "replica-3.qe", true, null, null, null, false, null)),
+                null, new NodeStatus.Identity("AAAA", "9f8e7d6c", true));
+        String identities = printed(identified);
+        assertTrue(identities.contains("  identity 9f8e7d6c (from its key file); peers: replica-0 pinned, proved 1a2b3c4d,"
+                + " replica-2 pinned (no session proved it yet), replica-3 UNPINNED (peer credential only)" + System.lineSeparator()),
+                () -> "the identity line:\n" + identities);
+
         String quiet = printed(new NodeStatus("replica-1", NodeStatus.Role.FOLLOWER, 3, "replica-0", List.of(
                 new QueueStatus("orders", QueueStatus.State.LIVE, 5, 5, 5, 0, List.of(), 42, 0))));
         assertEquals(2, quiet.lines().count(), () -> "a node with nothing to report prints its role and the queue only:\n" + quiet);
