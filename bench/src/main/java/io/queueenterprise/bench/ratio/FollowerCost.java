@@ -285,6 +285,7 @@ public final class FollowerCost {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token-" + id)), new NodeConfig.Metrics("127.0.0.1", 0),
                 idleStrategy).withIdentityKeyFile(
-                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id))
+                .withLeaseTimeout(io.queueenterprise.replication.engine.EngineSettings.DEFAULT_LEASE_TIMEOUT); // as from YAML
     }
 }

@@ -1,0 +1,121 @@
+package io.queueenterprise.replication;
+
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Exact allocation of named threads across a window: {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}
+ * (the JVM's per-thread allocation counter, every TLAB and outside-TLAB byte) read for each thread before and after.
+ * When a thread allocated, the window is run again under a JFR recording of allocation samples with stacks, to say
+ * where (the diagnostic of a failure, never what decides it).
+ */
+final class DutyThreadAllocations {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    private final List<String> names = new ArrayList<>();
+    private final long[] ids;
+    private long elapsedNanos;
+
+    /** The live threads named exactly {@code threadNames}; fails naming the ones absent (and the qe- threads alive). */
+    DutyThreadAllocations(List<String> threadNames) {
+        Map<String, Long> byName = new LinkedHashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            byName.put(t.getName(), t.getId());
+        }
+        ids = new long[threadNames.size()];
+        for (int i = 0; i < ids.length; i++) {
+            Long id = byName.get(threadNames.get(i));
+            if (id == null) {
+                throw new AssertionError("no live thread named " + threadNames.get(i) + "; the qe- threads: "
+                        + byName.keySet().stream().filter(n -> n.startsWith("qe-")).sorted().toList());
+            }
+            ids[i] = id;
+            names.add(threadNames.get(i));
+        }
+        if (!THREADS.isThreadAllocatedMemorySupported() || !THREADS.isThreadAllocatedMemoryEnabled()) {
+            throw new AssertionError("this JVM does not count each thread's allocated bytes");
+        }
+    }
+
+    /** A stretch of steady state: what it does is measured. */
+    interface Window {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code window}, reading each thread's counter before and after (nothing else runs meanwhile: exact). */
+    Map<String, Long> measure(Window window) throws Exception {
+        long[] before = THREADS.getThreadAllocatedBytes(ids);
+        long start = System.nanoTime();
+        window.run();
+        long[] after = THREADS.getThreadAllocatedBytes(ids);
+        elapsedNanos = System.nanoTime() - start;
+        Map<String, Long> bytes = new LinkedHashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            bytes.put(names.get(i), after[i] < 0 || before[i] < 0 ? -1 : after[i] - before[i]);
+        }
+        return bytes;
+    }
+
+    double elapsedSeconds() {
+        return elapsedNanos / 1e9;
+    }
+
+    /**
+     * Runs {@code window} again under a JFR recording of allocation samples with stacks, and says where the named
+     * threads and the calling one allocated: the heaviest stacks, top frames each (weights estimate bytes). The
+     * diagnostic of a failed {@link #measure}, kept out of the measured window so that it cannot perturb it.
+     */
+    String whereAllocated(Window window, Path file) throws Exception {
+        try (Recording recording = new Recording()) {
+            recording.enable("jdk.ObjectAllocationSample").with("throttle", "10000/s").withStackTrace();
+            recording.start();
+            window.run();
+            recording.stop();
+            recording.dump(file);
+        }
+        return whereAllocated(file, 12, 8);
+    }
+
+    /**
+     * Where the named threads allocated in the window, from JFR's samples (weights estimate bytes): the heaviest
+     * {@code limit} stacks, top {@code depth} frames each. A diagnostic only: samples are coarse.
+     */
+    private String whereAllocated(Path file, int limit, int depth) throws IOException {
+        String caller = Thread.currentThread().getName();
+        Map<String, Long> stacks = new TreeMap<>();
+        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            String thread = e.getThread("eventThread") == null ? null : e.getThread("eventThread").getJavaName();
+            if (thread == null || !(names.contains(thread) || thread.equals(caller))) {
+                continue;
+            }
+            List<RecordedFrame> frames = e.getStackTrace() == null ? List.of() : e.getStackTrace().getFrames();
+            StringBuilder where = new StringBuilder(thread).append(' ').append(e.getClass("objectClass").getName());
+            for (int i = 0; i < Math.min(depth, frames.size()); i++) {
+                RecordedFrame f = frames.get(i);
+                where.append("\n      <- ").append(f.getMethod().getType().getName()).append('.')
+                        .append(f.getMethod().getName()).append(':').append(f.getLineNumber());
+            }
+            stacks.merge(where.toString(), e.getLong("weight"), Long::sum);
+        }
+        StringBuilder report = new StringBuilder("JFR allocation samples on the measured threads (estimated bytes):");
+        stacks.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(limit)
+                .forEach(en -> report.append("\n  ").append(en.getValue()).append(' ').append(en.getKey()));
+        if (stacks.isEmpty()) {
+            report.append(" none sampled");
+        }
+        return report.toString();
+    }
+
+}
