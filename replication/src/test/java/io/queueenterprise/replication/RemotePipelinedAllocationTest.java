@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The pipelined remote append path allocates nothing per append in steady state, with real parts: a
@@ -28,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}) across {@value #APPENDS} appends after as many
  * warm-up ones, on the client's writing thread (the appender, its embedded media driver and conductor, invoked), the
  * leader's duty thread (replication, the client gateway, its media driver), the follower's and the follower's queue
- * writer: 0 bytes each. JFR's allocation samples of the same window are printed only when a thread allocated, to
+ * writer: nothing per append, at most {@link DutyThreadAllocations#HOUSEKEEPING_BYTES_PER_SECOND} per second of
+ * window each (timers). Run where Aeron's pollers use their selector ({@code allocation} execution). JFR's allocation samples of the same window are printed only when a thread allocated, to
  * say where ({@link DutyThreadAllocations}).
  */
 @org.junit.jupiter.api.Tag("integration")
@@ -41,6 +43,8 @@ class RemotePipelinedAllocationTest {
 
     @Test
     void pipelinedRemoteAppendsAllocateNothingOfOursPerAppend() throws Exception {
+        assumeTrue(DutyThreadAllocations.aeronPollsWithoutIterators(), "run in this module's allocation execution"
+                + " (org.agrona.transport.iteration.threshold=-1): Aeron's default poll loop allocates as the JIT decides");
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.sealedQueue(QUEUE, AckMode.QUORUM))).serveClients();
         KeyRing ring = RemoteClientTest.newRing();
         try (ReplicationNode leader = ReplicationNode.start(cluster.config(0));
@@ -63,6 +67,7 @@ class RemotePipelinedAllocationTest {
             };
             AtomicReference<Throwable> writerFailure = new AtomicReference<>();
             long[] writerBytes = new long[1];
+            double[] seconds = new double[1];
             AtomicReference<Map<String, Long>> allocated = new AtomicReference<>();
             AtomicReference<String> where = new AtomicReference<>("");
             try (ReplicaStore followerStore = ReplicaStore.open(cluster.queueDirectory(1, QUEUE), RollCycles.FAST_DAILY)) {
@@ -77,6 +82,7 @@ class RemotePipelinedAllocationTest {
                                 "qe-replication-replica-1", "qe-writer-replica-1-" + QUEUE));
                         DutyThreadAllocations.Window window = () -> writerBytes[0] = write(appender, payload, followerStore);
                         allocated.set(duty.measure(window));
+                        seconds[0] = duty.elapsedSeconds();
                         if (writerBytes[0] != 0 || !allocated.get().values().stream().allMatch(b -> b == 0)) {
                             where.set(duty.whereAllocated(window, tmp.resolve("allocations.jfr")));
                         }
@@ -93,17 +99,20 @@ class RemotePipelinedAllocationTest {
             long ackFrames = leader.clientGateway().ackFrames();
             long appended = leader.clientGateway().appended();
             System.out.printf("the gateway sent %,d APPEND_ACK frames for %,d appends%n", ackFrames, appended);
-            System.out.printf("pipelined remote appends: %,d measured; bytes allocated (exact) by the leader's (and its"
+            System.out.printf("pipelined remote appends: %,d measured in %.2f s; bytes allocated (exact) by the leader's (and its"
                     + " gateway's), the follower's and the follower writer's threads %s; the client's writing thread"
-                    + " (RemoteAppender, its embedded media driver and conductor) %,d%n", APPENDS, allocated.get(), writerBytes[0]);
+                    + " (RemoteAppender, its embedded media driver and conductor) %,d%n", APPENDS, seconds[0], allocated.get(), writerBytes[0]);
             assertTrue(ackFrames * 4 < appended, "acks coalesced: " + ackFrames + " frames for " + appended + " appends");
             // every byte counted, Aeron's drivers and conductors included (they run on these threads, invoked)
+            long allowance = DutyThreadAllocations.housekeepingAllowance(seconds[0]);
             for (Map.Entry<String, Long> thread : allocated.get().entrySet()) {
-                assertEquals(0L, thread.getValue(), () -> thread.getKey() + " allocated " + thread.getValue()
-                        + " bytes over " + APPENDS + " remote appends; " + where.get());
+                assertTrue(thread.getValue() >= 0 && thread.getValue() <= allowance, () -> thread.getKey() + " allocated "
+                        + thread.getValue() + " bytes over " + APPENDS + " remote appends in " + seconds[0]
+                        + " s, more than housekeeping's " + allowance + "; " + where.get());
             }
-            assertEquals(0L, writerBytes[0], () -> WRITER + " allocated " + writerBytes[0] + " bytes over " + APPENDS
-                    + " writeAsync appends; " + where.get());
+            // the client's loop: sealing, signing, the window, its transport's driver and conductor (invoked)
+            assertTrue(writerBytes[0] >= 0 && writerBytes[0] <= allowance, () -> WRITER + " allocated " + writerBytes[0]
+                    + " bytes over " + APPENDS + " writeAsync appends in " + seconds[0] + " s; " + where.get());
         }
     }
 

@@ -18,13 +18,17 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The replication path allocates nothing per excerpt in steady state, every byte counted: each thread's allocation
  * counter ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}, exact) across {@value #EXCERPTS} excerpts
  * after as many warm-up ones, on the leader's duty thread (tail, batch, MAC, offer, the lease's echoes and deadline,
  * the quorum index, the descriptor check; its embedded media driver and client conductor, invoked on it), the
- * follower's (verify, decode, hand-off, ack) and the follower's queue writer (write at index, checksum): 0 bytes each.
+ * follower's (verify, decode, hand-off, ack) and the follower's queue writer (write at index, checksum): nothing per
+ * excerpt, at most {@link DutyThreadAllocations#HOUSEKEEPING_BYTES_PER_SECOND} per second of window each (timers);
+ * the application's writing loop exactly 0 bytes. Run in a JVM where Aeron's pollers use their selector
+ * ({@link DutyThreadAllocations#aeronPollsWithoutIterators()}; this module's {@code allocation} execution).
  * JFR's allocation samples of the same window are printed only when a thread allocated, to say where
  * ({@link DutyThreadAllocations}).
  *
@@ -45,6 +49,8 @@ class SteadyStateAllocationTest {
     @ParameterizedTest
     @EnumSource(value = AckMode.class, names = {"ASYNC", "QUORUM"})
     void shippingAndStoringExcerptsAllocatesNothingOfOursPerExcerpt(AckMode mode) throws Exception {
+        assumeTrue(DutyThreadAllocations.aeronPollsWithoutIterators(), "run in this module's allocation execution"
+                + " (org.agrona.transport.iteration.threshold=-1): Aeron's default poll loop allocates as the JIT decides");
         // with the leader lease, as every node read from YAML has: its echoes and deadline are on the steady path too
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue("orders", mode)))
                 .leaseTimeout(Duration.ofSeconds(2));
@@ -89,9 +95,11 @@ class SteadyStateAllocationTest {
                 // every byte counted: the duty cycles (leader: tail, batch, MAC, offer, lease echoes and deadline,
                 // quorum index; follower: verify, decode, hand-off, ack; the embedded media driver and client
                 // conductor they invoke) and the follower's queue writer allocate nothing in the window
+                long allowance = DutyThreadAllocations.housekeepingAllowance(seconds);
                 for (Map.Entry<String, Long> thread : allocated.entrySet()) {
-                    assertEquals(0L, thread.getValue(), () -> thread.getKey() + " allocated " + thread.getValue()
-                            + " bytes over " + EXCERPTS + " excerpts (" + mode + "); " + where);
+                    assertTrue(thread.getValue() >= 0 && thread.getValue() <= allowance, () -> thread.getKey() + " allocated "
+                            + thread.getValue() + " bytes over " + EXCERPTS + " excerpts in " + seconds + " s (" + mode
+                            + "), more than housekeeping's " + allowance + "; " + where);
                 }
                 assertEquals(0L, writer[0], () -> "the writing thread allocated " + writer[0] + " bytes for " + EXCERPTS
                         + " " + (pipeline == null ? "" : "pipelined ") + "writes; " + where);
