@@ -122,11 +122,12 @@ public final class RemoteAppendSubject implements Subject {
             EnterpriseQueue.Builder builder = leaderQueueBuilder();
             startedFollower = ReplicationNode.start(nodeConfig(root, "replica-1", credential, queue));
             startedFollower.follow("replica-0", 1);
+            // with the lease on (as every node read from YAML) the leader takes a write only once a majority heard it
+            ReplicatedSubject.awaitLease(startedLeader);
             try (EnterpriseQueue leaderQueue = builder.build(); QueueAppender appender = leaderQueue.createAppender()) {
                 appender.write(new byte[config.messageSize()]); // intended time 0: the consumer skips it
             }
             awaitDescriptor(followerQueueDir.resolve(QueueDescriptor.FILE_NAME));
-            ReplicatedSubject.awaitLease(startedLeader);
         } catch (RuntimeException e) {
             if (startedFollower != null) {
                 startedFollower.close();
