@@ -130,7 +130,7 @@ public final class ReplicatedSubject implements Subject {
     }
 
     /** Waits until {@code leader} holds its lease (a majority heard at its term): it acknowledges only then. */
-    static void awaitLease(ReplicationNode leader) {
+    public static void awaitLease(ReplicationNode leader) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!leader.status().lease().acknowledging()) {
             if (System.nanoTime() > deadline) {
