@@ -51,9 +51,9 @@ final class DutyThreadAllocations {
 
     /**
      * Bytes per second of window a thread may allocate besides nothing: timers and housekeeping, not per excerpt.
-     * Seen (exact counters): 64 to 88 bytes on each node's duty thread over 1.3 s windows of the local stream; 1.4 to
-     * 4.3 KB/s on the threads of the remote test's 8.5 s window (leader with its gateway, follower, client). Where it
-     * is allocated is not known: too little for JFR's samples to show. What it must catch: one 16-byte object per
+     * Seen (exact counters): 0 to 360 bytes on each node's duty thread over 0.5 to 1.6 s windows of the local stream;
+     * in the remote test 1.2 KB (leader with its gateway), 35 KB (follower: the same over windows of 4 to 8.5 s, so
+     * not time-based; source not found) and 2 to 20 KB (client). Too little for JFR's samples to say where. What it must catch: one 16-byte object per
      * excerpt is 80 KB/s at the slowest rate seen here (5,000 a second), per ACK frame of the remote test 16 KB/s.
      */
     static final long HOUSEKEEPING_BYTES_PER_SECOND = 8 * 1024;
@@ -104,6 +104,9 @@ final class DutyThreadAllocations {
     String whereAllocated(Window window, Path file) throws Exception {
         try (Recording recording = new Recording()) {
             recording.enable("jdk.ObjectAllocationSample").with("throttle", "10000/s").withStackTrace();
+            // every TLAB refill and every object too large for one, with its own size: small allocators show here
+            recording.enable("jdk.ObjectAllocationInNewTLAB").withStackTrace();
+            recording.enable("jdk.ObjectAllocationOutsideTLAB").withStackTrace();
             recording.start();
             try {
                 window.run();
@@ -135,9 +138,12 @@ final class DutyThreadAllocations {
                 where.append("\n      <- ").append(f.getMethod().getType().getName()).append('.')
                         .append(f.getMethod().getName()).append(':').append(f.getLineNumber());
             }
-            stacks.merge(where.toString(), e.getLong("weight"), Long::sum);
+            String event = e.getEventType().getName();
+            long bytes = event.equals("jdk.ObjectAllocationSample") ? e.getLong("weight") : e.getLong("allocationSize");
+            stacks.merge((event.equals("jdk.ObjectAllocationSample") ? "" : event.substring(4) + " ") + where, bytes, Long::sum);
         }
-        StringBuilder report = new StringBuilder("JFR allocation samples on the measured threads (estimated bytes):");
+        StringBuilder report = new StringBuilder("JFR allocation samples (estimated bytes) and TLAB events (object"
+                + " sizes) on the measured threads:");
         stacks.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(limit)
                 .forEach(en -> report.append("\n  ").append(en.getValue()).append(' ').append(en.getKey()));
         if (stacks.isEmpty()) {
