@@ -4,10 +4,6 @@ import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.ReplicaStore;
 import io.queueenterprise.replication.engine.DropReason;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordingFile;
 import net.openhft.chronicle.queue.RollCycles;
 import io.queueenterprise.queue.QueueAcknowledgements;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,27 +15,27 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The replication path of the duty-cycle threads (leader: tail, batch, MAC, offer; follower: verify, decode, hand-off,
- * ack) and of the follower's queue writer (write at index, checksum) allocates nothing per excerpt in steady state.
- * Measured with JFR's allocation samples (weights estimate every byte) on the two duty-cycle threads and the writer
- * threads, leaving out what the embedded Aeron media driver and client conductor
- * allocate inside {@code AgentInvoker.invoke} (Aeron 1.51's transport pollers allocate an ArrayList iterator per
- * poll, per duty cycle: not ours, and reported separately). The leader's descriptor check (every 100 ms) is reported
- * apart: JFR's samples are too coarse to see a few small reads a second, so {@code DescriptorWatchTest} measures it
- * exactly (it reads the file only when its stamp moved). So is Chronicle's sweep of dead threads' thread-locals
- * ({@code CleaningThreadLocal.cleanupNonCleaningThreads}), which runs on whichever thread calls into Chronicle after a
- * thread ended: per thread death, not per excerpt.
+ * The replication path allocates nothing per excerpt in steady state, every byte counted: each thread's allocation
+ * counter ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}, exact) across {@value #EXCERPTS} excerpts
+ * after as many warm-up ones, on the leader's duty thread (tail, batch, MAC, offer, the lease's echoes and deadline,
+ * the quorum index, the descriptor check; its embedded media driver and client conductor, invoked on it), the
+ * follower's (verify, decode, hand-off, ack) and the follower's queue writer (write at index, checksum): nothing per
+ * excerpt, at most {@link DutyThreadAllocations#HOUSEKEEPING_BYTES_PER_SECOND} per second of window each (timers);
+ * the application's writing loop counted alone, under the same bound (0 bytes in most runs). Run in a JVM where
+ * Aeron's pollers use their selector ({@link DutyThreadAllocations#aeronPollsWithoutIterators()}; this module's
+ * {@code allocation} execution). When a thread allocated more, the window runs again under JFR and the allocating
+ * stacks are printed ({@link DutyThreadAllocations}).
  *
  * <p>In QUORUM mode the application writes pipelined (a window of {@value #WINDOW} unacknowledged writes, waiting on
  * the watermark only when it is full, polling a watch on every write): the leader's quorum index (cumulative ACKs,
  * the majority watermark, its latency histogram) and the follower's are on the measured threads, and the writing
- * thread itself is measured exactly with its allocation counter.
+ * loop itself is measured exactly with its thread's counter.
  */
 @org.junit.jupiter.api.Tag("integration")
 class SteadyStateAllocationTest {
@@ -53,6 +49,8 @@ class SteadyStateAllocationTest {
     @ParameterizedTest
     @EnumSource(value = AckMode.class, names = {"ASYNC", "QUORUM"})
     void shippingAndStoringExcerptsAllocatesNothingOfOursPerExcerpt(AckMode mode) throws Exception {
+        assumeTrue(DutyThreadAllocations.aeronPollsWithoutIterators(), "run in this module's allocation execution"
+                + " (org.agrona.transport.iteration.threshold=-1): Aeron's default poll loop allocates as the JIT decides");
         // with the leader lease, as every node read from YAML has: its echoes and deadline are on the steady path too
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.queue("orders", mode)))
                 .leaseTimeout(Duration.ofSeconds(2));
@@ -72,54 +70,18 @@ class SteadyStateAllocationTest {
                 byte[] payload = new byte[64];
                 Pipeline pipeline = mode == AckMode.QUORUM ? new Pipeline(queue.acknowledgements()) : null;
                 write(appender, pipeline, payload, followerStore, queue); // warm-up: buffers grown, code compiled
-                long writer;
-                Path file = tmp.resolve("allocations.jfr");
-                try (Recording recording = new Recording()) {
-                    recording.enable("jdk.ObjectAllocationSample").with("throttle", "10000/s").withStackTrace();
-                    recording.start();
-                    writer = write(appender, pipeline, payload, followerStore, queue);
-                    recording.stop();
-                    recording.dump(file);
-                }
-                Map<String, Long> ours = new TreeMap<>();
-                long aeron = 0;
-                long housekeeping = 0;
-                for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-                    String thread = e.getThread("eventThread") == null ? null : e.getThread("eventThread").getJavaName();
-                    if (thread == null || !(thread.startsWith("qe-replication-") || thread.startsWith("qe-writer-"))) {
-                        continue;
-                    }
-                    List<RecordedFrame> frames = e.getStackTrace() == null ? List.of() : e.getStackTrace().getFrames();
-                    boolean inAeron = frames.stream().anyMatch(f -> f.getMethod().getType().getName().equals("org.agrona.concurrent.AgentInvoker"));
-                    if (inAeron) {
-                        aeron += e.getLong("weight");
-                        continue;
-                    }
-                    if (frames.stream().anyMatch(f -> f.getMethod().getName().equals("resendChangedDescriptor")
-                            || f.getMethod().getType().getName().endsWith(".DescriptorWatch"))) {
-                        housekeeping += e.getLong("weight"); // 10 times a second: per time, not per excerpt
-                        continue;
-                    }
-                    if (frames.stream().anyMatch(f -> f.getMethod().getName().equals("cleanupNonCleaningThreads")
-                            && f.getMethod().getType().getName().equals("net.openhft.chronicle.core.threads.CleaningThreadLocal"))) {
-                        // Chronicle sweeping the thread-locals of threads that ended (the test's own), on whichever
-                        // thread calls into it next: per thread death, not per excerpt. One sample of it weighed
-                        // 209 KB once (JFR weighs a sample by all that thread allocated since the last one).
-                        housekeeping += e.getLong("weight");
-                        continue;
-                    }
-                    StringBuilder where = new StringBuilder(thread).append(' ').append(e.getClass("objectClass").getName());
-                    for (int i = 0; i < Math.min(5, frames.size()); i++) {
-                        where.append(" <- ").append(frames.get(i).getMethod().getType().getName()).append('.').append(frames.get(i).getMethod().getName());
-                    }
-                    ours.merge(where.toString(), e.getLong("weight"), Long::sum);
-                }
-                long oursTotal = ours.values().stream().mapToLong(Long::longValue).sum();
-                System.out.printf("%s: duty-cycle and writer allocation for %,d excerpts: ours about %,d bytes, Aeron's driver/conductor about %,d bytes,"
-                        + " the leader's descriptor check about %,d bytes; the application's writing thread exactly %,d bytes%n",
-                        mode, EXCERPTS, oursTotal, aeron, housekeeping, writer);
-                ours.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(10)
-                        .forEach(en -> System.out.println("  " + en.getValue() + " " + en.getKey()));
+                long[] writer = new long[1];
+                DutyThreadAllocations duty = new DutyThreadAllocations(List.of("qe-replication-replica-0",
+                        "qe-replication-replica-1", "qe-writer-replica-1-orders"));
+                DutyThreadAllocations.Window window = () -> writer[0] = write(appender, pipeline, payload, followerStore, queue);
+                Map<String, Long> allocated = duty.measure(window);
+                double seconds = duty.elapsedSeconds();
+                long allowance = DutyThreadAllocations.housekeepingAllowance(seconds);
+                String where = writer[0] <= allowance && allocated.values().stream().allMatch(b -> b >= 0 && b <= allowance) ? ""
+                        : duty.whereAllocated(window, tmp.resolve("allocations.jfr"));
+                System.out.printf("%s: %,d excerpts in %.2f s; bytes allocated (exact) by the leader's, the follower's"
+                        + " and the follower writer's threads %s; the application's writing loop %,d%n",
+                        mode, EXCERPTS, seconds, allocated, writer[0]);
                 // a bug drops frames as REPLAYED (a batch resent with a stale sequence), BAD_MAC or MALFORMED; a
                 // session that timed out in a stall of this loaded machine drops frames of the old session, which is no bug
                 String drops = "leader " + dropsByReason(leader) + ", follower " + dropsByReason(follower);
@@ -128,16 +90,21 @@ class SteadyStateAllocationTest {
                             "no frame dropped as " + reason + " under a fast stream: " + drops);
                 }
                 System.out.println("frames dropped: " + drops);
-                assertTrue(oursTotal < EXCERPTS / 4, "the replication path allocated about " + oursTotal + " bytes for "
-                        + EXCERPTS + " excerpts: " + ours);
-                // measured around the writing loop only; what it may show is Chronicle's occasional chunk mapping (a few
-                // KB per million writes, see queue-enterprise's SteadyStateAllocationTest); one 16-byte object per 16
-                // writes would be 200 KB
                 if (pipeline != null) {
                     assertTrue(pipeline.reported > 0, "the watch reported the watermark moving");
                 }
-                assertTrue(writer < 65_536, "the writing thread allocated " + writer + " bytes for "
-                        + EXCERPTS + " " + (pipeline == null ? "" : "pipelined ") + "writes");
+                // every byte counted: the duty cycles (leader: tail, batch, MAC, offer, lease echoes and deadline,
+                // quorum index; follower: verify, decode, hand-off, ack; the embedded media driver and client
+                // conductor they invoke) and the follower's queue writer allocate nothing in the window
+                for (Map.Entry<String, Long> thread : allocated.entrySet()) {
+                    assertTrue(thread.getValue() >= 0 && thread.getValue() <= allowance, () -> thread.getKey() + " allocated "
+                            + thread.getValue() + " bytes over " + EXCERPTS + " excerpts in " + seconds + " s (" + mode
+                            + "), more than housekeeping's " + allowance + "; " + where);
+                }
+                // the writing loop: 0 bytes in most runs, a few hundred in some (784 once): Chronicle mapping its next
+                // chunk (queue-enterprise's SteadyStateAllocationTest: a few KB per million writes), under the same bound
+                assertTrue(writer[0] >= 0 && writer[0] <= allowance, () -> "the writing thread allocated " + writer[0]
+                        + " bytes for " + EXCERPTS + " " + (pipeline == null ? "" : "pipelined ") + "writes; " + where);
             }
         }
     }

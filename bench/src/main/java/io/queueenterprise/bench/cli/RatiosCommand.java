@@ -40,7 +40,9 @@ public final class RatiosCommand implements Callable<Integer> {
     String only;
 
     @Option(names = "--replicated", description = "measure replication instead (issue 18): the local encrypted library,"
-            + " replicated-async and replicated-quorum (pipelined) on a two-node cluster in this process, in wall time")
+            + " replicated-async and replicated-quorum (pipelined), remote-append-async and remote-append-quorum (a remote"
+            + " client's writeAsync, its window kept full), each on a two-node cluster in this process with the leader"
+            + " lease, in wall time")
     boolean replicated;
 
     @CommandLine.Spec

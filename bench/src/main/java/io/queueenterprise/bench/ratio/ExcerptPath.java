@@ -7,6 +7,7 @@ import io.queueenterprise.crypto.ExcerptOpener;
 import io.queueenterprise.crypto.ExcerptSealer;
 import io.queueenterprise.crypto.KeyRing;
 import io.queueenterprise.crypto.QueueIdentity;
+import io.queueenterprise.bench.subject.RemoteAppendSubject;
 import io.queueenterprise.bench.subject.ReplicatedSubject;
 import io.queueenterprise.bench.subject.SubjectConfig;
 import io.queueenterprise.queue.EnterpriseQueue;
@@ -14,6 +15,10 @@ import io.queueenterprise.queue.QueueAcknowledgements;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueTailer;
+import io.queueenterprise.remote.AppendListener;
+import io.queueenterprise.remote.RemoteAppender;
+import io.queueenterprise.remote.RemoteQueue;
+import io.queueenterprise.remote.RemoteQueueException;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -258,6 +263,77 @@ abstract class ExcerptPath implements AutoCloseable {
             payload.releaseLast();
             received.releaseLast();
             cluster.close();
+        }
+    }
+
+    /**
+     * A remote client's pipelined appends ({@code RemoteAppender.writeAsync}) over Aeron UDP loopback to a
+     * replication leader with a follower (both in this process, the lease on): the client's window (1,024 appends or
+     * 1 MiB) kept full, a slice done when every append of it is acknowledged (async: by the leader's append; quorum:
+     * once the follower holds it too). The client seals each message (AES_128_CTR_POLY1305) and signs its write tag.
+     */
+    static final class Remote extends ExcerptPath implements AppendListener {
+        private final RemoteAppendSubject cluster;
+        private final RemoteQueue client;
+        private final RemoteAppender appender;
+        private final byte[] payload;
+        private long acknowledged;
+        private RemoteQueueException failure;
+
+        Remote(Path dir, int size, AckMode mode) throws java.io.IOException {
+            super(mode == AckMode.QUORUM ? "remote-append-quorum" : "remote-append-async",
+                    "remote client (AES_128_CTR_POLY1305) writeAsync over Aeron UDP loopback to a replication leader"
+                            + " with a follower, " + mode + ", its window kept full; done when every append is acknowledged");
+            java.nio.file.Files.createDirectories(dir);
+            cluster = RemoteAppendSubject.open(new SubjectConfig(Math.max(size, Long.BYTES), dir, 1024), mode);
+            RemoteQueue opened = null;
+            try {
+                opened = cluster.newClient();
+                appender = opened.createAppender(this);
+            } catch (RuntimeException e) {
+                if (opened != null) {
+                    opened.close();
+                }
+                cluster.close();
+                throw e;
+            }
+            client = opened;
+            payload = filled(size);
+        }
+
+        @Override
+        long run(int n) {
+            long before = acknowledged;
+            for (int i = 0; i < n; i++) {
+                appender.writeAsync(payload, 0, payload.length, i); // waits, driving the connection, while the window is full
+            }
+            appender.flush();
+            if (failure != null) {
+                throw failure;
+            }
+            return acknowledged - before;
+        }
+
+        @Override
+        public void onAcknowledged(long correlation, long index) {
+            acknowledged++;
+        }
+
+        @Override
+        public void onFailed(long correlation, RemoteQueueException e) {
+            if (failure == null) {
+                failure = e;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                appender.close();
+                client.close();
+            } finally {
+                cluster.close();
+            }
         }
     }
 

@@ -119,6 +119,8 @@ public final class FollowerCost {
         EnterpriseQueue leaderQueue = owned.own(EnterpriseQueue.builder(root.resolve("replica-0").resolve(QUEUE)).build());
         ReplicationNode follower = owned.own(ReplicationNode.start(nodeConfig(root, "replica-1", peers, credential, queue)));
         follower.follow("replica-0", 1);
+        // with the lease on (as every node read from YAML) the leader takes a write only once a majority heard it
+        io.queueenterprise.bench.subject.ReplicatedSubject.awaitLease(leader);
         try (QueueAppender appender = leaderQueue.createAppender()) {
             byte[] message = new byte[size];
             RANDOM.nextBytes(message);
@@ -285,6 +287,7 @@ public final class FollowerCost {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token-" + id)), new NodeConfig.Metrics("127.0.0.1", 0),
                 idleStrategy).withIdentityKeyFile(
-                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id))
+                .withLeaseTimeout(io.queueenterprise.replication.engine.EngineSettings.DEFAULT_LEASE_TIMEOUT); // as from YAML
     }
 }

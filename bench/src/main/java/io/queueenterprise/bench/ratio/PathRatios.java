@@ -71,8 +71,10 @@ public final class PathRatios {
 
     /**
      * The replicated suite ({@code --replicated}, issue 18): the local encrypted library against replication to a
-     * follower, async and quorum (pipelined). Timed in wall time, not the calling thread's CPU time: a replicated
-     * slice's work is mostly on the nodes' threads.
+     * follower, async and quorum (pipelined), and a remote client's pipelined appends to such a leader, async and
+     * quorum (each a cluster of its own, the lease on). Timed in wall time, not the calling thread's CPU time: a
+     * replicated slice's work is mostly on the nodes' threads. The remote subjects' throughput is saturation:
+     * acknowledged appends per second with the client's window kept full.
      */
     private static final Map<String, Opener> REPLICATED_OPENERS = new LinkedHashMap<>();
 
@@ -81,15 +83,19 @@ public final class PathRatios {
                 (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
         REPLICATED_OPENERS.put("replicated-async", (dir, size, ring) -> new ExcerptPath.Replicated(dir, size, AckMode.ASYNC));
         REPLICATED_OPENERS.put("replicated-quorum", (dir, size, ring) -> new ExcerptPath.Replicated(dir, size, AckMode.QUORUM));
+        REPLICATED_OPENERS.put("remote-append-async", (dir, size, ring) -> new ExcerptPath.Remote(dir, size, AckMode.ASYNC));
+        REPLICATED_OPENERS.put("remote-append-quorum", (dir, size, ring) -> new ExcerptPath.Remote(dir, size, AckMode.QUORUM));
     }
 
     /** The replicated suite's subjects, in the order of the table. */
     public static final List<String> REPLICATED_SUBJECTS = List.copyOf(REPLICATED_OPENERS.keySet());
 
     /** Issue 18's targets: {numerator, denominator, at least}. */
-    private static final String[][] REPLICATED_TARGETS = {
+    static final String[][] REPLICATED_TARGETS = {
             {"replicated-quorum", "replicated-async", "0.7"},
             {"replicated-async", "library-ctr-poly1305", "0.5"},
+            {"remote-append-async", "replicated-async", "0.5"},
+            {"remote-append-quorum", "remote-append-async", "0.7"},
     };
 
     /** The replicated suite (wall time) rather than the excerpt paths (CPU time). */
@@ -279,7 +285,8 @@ public final class PathRatios {
         int async = r.indexOf("replicated-async");
         int rounds = r.nsPerOp()[0].length;
         out.printf("%n%d B, %d rounds, wall time: median ns per message appended and read back (replicated: on the"
-                + " follower; quorum: acknowledged), and the interquartile range of the per-round ratio%n", r.size(), rounds);
+                + " follower; quorum: acknowledged; remote: acknowledged, the client's window kept full), and the"
+                + " interquartile range of the per-round ratio%n", r.size(), rounds);
         out.printf("%-24s %10s %12s %26s %26s%n", "subject", "ns/msg", "msg/s", "throughput / local", "throughput / async");
         for (int s = 0; s < r.subjects().size(); s++) {
             out.printf("%-24s %10.1f %12.0f %26s %26s%n", r.subjects().get(s), r.medianNs(s), 1e9 / r.medianNs(s),

@@ -13,6 +13,7 @@ import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.LoopbackPorts;
 import io.queueenterprise.replication.ReplicationNode;
 import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.engine.EngineSettings;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -121,6 +122,8 @@ public final class RemoteAppendSubject implements Subject {
             EnterpriseQueue.Builder builder = leaderQueueBuilder();
             startedFollower = ReplicationNode.start(nodeConfig(root, "replica-1", credential, queue));
             startedFollower.follow("replica-0", 1);
+            // with the lease on (as every node read from YAML) the leader takes a write only once a majority heard it
+            ReplicatedSubject.awaitLease(startedLeader);
             try (EnterpriseQueue leaderQueue = builder.build(); QueueAppender appender = leaderQueue.createAppender()) {
                 appender.write(new byte[config.messageSize()]); // intended time 0: the consumer skips it
             }
@@ -134,6 +137,20 @@ public final class RemoteAppendSubject implements Subject {
         }
         this.leader = startedLeader;
         this.follower = startedFollower;
+    }
+
+    /**
+     * Opens the two-node cluster serving remote clients in {@code config.runDir()} (what {@code qe ratios --replicated}
+     * measures too: its {@code remote-append-*} subjects write through {@link #newClient()}).
+     */
+    public static RemoteAppendSubject open(SubjectConfig config, AckMode ackMode) throws IOException {
+        return new RemoteAppendSubject(config, ackMode, false);
+    }
+
+    /** A remote client of this cluster, with the default window: built on, and driven by, the calling thread. */
+    public RemoteQueue newClient() {
+        return RemoteQueue.builder(clientAddresses()).queue(QUEUE).clientCredential(clientCredential).keyRing(ring)
+                .ackTimeout(ACK_TIMEOUT).build();
     }
 
     private EnterpriseQueue.Builder leaderQueueBuilder() {
@@ -163,7 +180,8 @@ public final class RemoteAppendSubject implements Subject {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
                 NodeConfig.IdleStrategySpec.BACKOFF, clientCredential, writeKeyDirectory,
-                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id))
+                .withLeaseTimeout(EngineSettings.DEFAULT_LEASE_TIMEOUT); // as a node read from YAML: the lease is on
     }
 
     private static byte[] randomBytes(int n) {
@@ -184,8 +202,7 @@ public final class RemoteAppendSubject implements Subject {
             return LibrarySubject.producerOf(leaderQueue, config);
         }
         // built on the producer thread: the client is driven by the thread that writes
-        RemoteQueue remote = RemoteQueue.builder(clientAddresses())
-                .queue(QUEUE).clientCredential(clientCredential).keyRing(ring).ackTimeout(ACK_TIMEOUT).build();
+        RemoteQueue remote = newClient();
         // pipelined: writeAsync keeps up to the window in flight; the latency is read where the consumer reads
         io.queueenterprise.remote.RemoteAppender appender = remote.createAppender(new io.queueenterprise.remote.AppendListener() {
             @Override public void onAcknowledged(long correlation, long index) {

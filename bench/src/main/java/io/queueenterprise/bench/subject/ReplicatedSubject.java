@@ -13,6 +13,7 @@ import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.replication.AckMode;
 import io.queueenterprise.replication.ReplicationNode;
 import io.queueenterprise.replication.config.NodeConfig;
+import io.queueenterprise.replication.engine.EngineSettings;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -113,6 +114,7 @@ public final class ReplicatedSubject implements Subject {
             startedFollower = ReplicationNode.start(nodeConfig(root, "replica-1", peers, credential, queue));
             startedFollower.follow("replica-0", 1);
             awaitDescriptor(followerQueueDir.resolve(QueueDescriptor.FILE_NAME));
+            awaitLease(startedLeader);
         } catch (RuntimeException e) {
             if (leaderQueue != null) {
                 leaderQueue.close();
@@ -125,6 +127,17 @@ public final class ReplicatedSubject implements Subject {
         }
         this.leader = startedLeader;
         this.follower = startedFollower;
+    }
+
+    /** Waits until {@code leader} holds its lease (a majority heard at its term): it acknowledges only then. */
+    public static void awaitLease(ReplicationNode leader) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!leader.status().lease().acknowledging()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the leader did not hold its lease within 30 s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
     }
 
     private static void awaitDescriptor(Path file) {
@@ -142,7 +155,8 @@ public final class ReplicatedSubject implements Subject {
         return new NodeConfig(NodeConfig.SCHEMA_VERSION, id, root.resolve(id), peers, credential, List.of(queue),
                 new NodeConfig.Admin("127.0.0.1", 0, root.resolve("admin-token")), new NodeConfig.Metrics("127.0.0.1", 0),
                 idleStrategy()).withIdentityKeyFile(
-                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id));
+                io.queueenterprise.replication.config.LocalIdentities.keyFile(root.resolve("identities"), id))
+                .withLeaseTimeout(EngineSettings.DEFAULT_LEASE_TIMEOUT); // as a node read from YAML: the lease is on
     }
 
     /** Busy-spinning nodes need a core each beside the producer and the consumer. */

@@ -838,8 +838,14 @@ public final class ClientGateway {
         final String queueName;
         final byte[] clientNonce;
         final byte[] nodeNonce = new byte[ClientProtocol.NONCE_LENGTH];
-        /** Frames not yet offered (the reply channel connects after the first CONNECT; back-pressure). */
-        final java.util.ArrayDeque<byte[]> outbox = new java.util.ArrayDeque<>();
+        /**
+         * Frames not yet offered (the reply channel connects after the first CONNECT; back-pressure), copied into one
+         * ring that grows as needed and is then reused: a back-pressured reply allocates nothing in steady state.
+         */
+        final org.agrona.ExpandableRingBuffer outbox = new org.agrona.ExpandableRingBuffer();
+        /** Offers the outbox's oldest frame; its result in {@link #offered}. Bound once: no allocation per flush. */
+        private final org.agrona.ExpandableRingBuffer.MessageConsumer offerOldest = this::offerOldest;
+        private long offered;
         ClientFrameMac mac;
         int queue = -1;
         long rxSequence;
@@ -915,17 +921,22 @@ public final class ClientGateway {
                 }
                 outboxSinceNanos = now;
             }
-            byte[] copy = new byte[length];
-            buffer.getBytes(0, copy);
-            outbox.add(copy);
+            if (!outbox.append(buffer, 0, length)) {
+                failed = true; // a client that took nothing for a gigabyte of replies
+            }
+        }
+
+        private boolean offerOldest(org.agrona.MutableDirectBuffer buffer, int offset, int length, int headOffset) {
+            offered = publication.offer(buffer, offset, length);
+            return offered > 0; // consumed only once offered
         }
 
         void flush(long now) {
             while (!outbox.isEmpty()) {
-                byte[] next = outbox.peek();
-                long result = publication.offer(new org.agrona.concurrent.UnsafeBuffer(next), 0, next.length);
+                offered = 0;
+                outbox.consume(offerOldest, 1);
+                long result = offered;
                 if (result > 0) {
-                    outbox.poll();
                     outboxSinceNanos = now;
                 } else if (result == Publication.CLOSED || now - outboxSinceNanos > REPLY_TIMEOUT_NANOS) {
                     failed = true;
