@@ -28,10 +28,20 @@ type appendInput struct {
 	value   string
 	index   int64 // -1: not known (no answer, and the value is in no read)
 	outcome string
-	// prevOk: the highest index below this one of an acknowledged append to the same queue (-1: none). Every
-	// acknowledged append takes effect, in index order, so this one can only take effect after that one did: a
-	// sound pruning that keeps histories of many overlapping appends (pipelined writers) decidable.
+	// prevOk: the highest index below this one of an append to the same queue that must take effect (-1: none):
+	// an acknowledged one, or one without an answer that a read holds at its index. Every such append takes effect,
+	// in index order, so this one can only take effect after that one did: a sound pruning that keeps histories of
+	// many overlapping appends (pipelined writers) decidable.
 	prevOk int64
+	// For an append without an answer (timeout, unknown), what the reads already decide, so the search need not
+	// branch on it (with many in flight at a failover, the branches left histories UNDECIDED):
+	//   - held: a read holds its value at its index. Reads never lose an entry and only appends add one (values are
+	//     unique), so it took effect: only that branch is tried.
+	//   - never: no read holds its value. Had it taken effect, every read linearized after it would hold it; so either
+	//     it did not, or only after the last read, where it changes nothing a later step checks (appends that must
+	//     take effect do so in index order whether or not it did): the "not taken" branch alone decides the same.
+	held  bool
+	never bool
 }
 
 type readInput struct {
@@ -107,6 +117,15 @@ var queueLog = porcupine.NondeterministicModel{
 				}
 				return nil
 			case "timeout", "unknown":
+				if in.never {
+					return []interface{}{s}
+				}
+				if in.held {
+					if applies {
+						return []interface{}{s.with(in.index, in.value)}
+					}
+					return nil
+				}
 				if in.index >= 0 && applies {
 					return []interface{}{s, s.with(in.index, in.value)}
 				}
@@ -151,10 +170,31 @@ func operations(records []record) []porcupine.Operation {
 			}
 		}
 	}
-	okIndexes := map[string][]int64{}
+	// the index an append without an answer is looked for at: its own, or (none) where a read holds its value
+	unansweredIndex := func(r record) int64 {
+		if r.Index != nil {
+			return *r.Index
+		}
+		if at, ok := foundAt[r.Queue+"\x00"+r.Value]; ok && r.Outcome == "unknown" {
+			return at
+		}
+		return -1
+	}
+	heldAt := func(r record, index int64) bool {
+		at, ok := foundAt[r.Queue+"\x00"+r.Value]
+		return ok && index >= 0 && at == index
+	}
+	okIndexes := map[string][]int64{} // every append that must take effect: acknowledged, or held by a read
 	for _, r := range records {
-		if r.Op == "append" && r.Outcome == "ok" && r.Index != nil {
+		if r.Op != "append" {
+			continue
+		}
+		if r.Outcome == "ok" && r.Index != nil {
 			okIndexes[r.Queue] = append(okIndexes[r.Queue], *r.Index)
+		} else if r.Outcome == "timeout" || r.Outcome == "unknown" {
+			if index := unansweredIndex(r); heldAt(r, index) {
+				okIndexes[r.Queue] = append(okIndexes[r.Queue], index)
+			}
 		}
 	}
 	for _, indexes := range okIndexes {
@@ -164,12 +204,7 @@ func operations(records []record) []porcupine.Operation {
 	for _, r := range records {
 		op := porcupine.Operation{ClientId: r.Client, Call: r.Call, Return: r.returnOf()}
 		if r.Op == "append" {
-			index := int64(-1)
-			if r.Index != nil {
-				index = *r.Index
-			} else if at, ok := foundAt[r.Queue+"\x00"+r.Value]; ok && r.Outcome == "unknown" {
-				index = at
-			}
+			index := unansweredIndex(r)
 			prevOk := int64(-1)
 			if index >= 0 {
 				indexes := okIndexes[r.Queue]
@@ -178,7 +213,10 @@ func operations(records []record) []porcupine.Operation {
 					prevOk = indexes[below-1]
 				}
 			}
-			op.Input = appendInput{queue: r.Queue, value: r.Value, index: index, outcome: r.Outcome, prevOk: prevOk}
+			unanswered := r.Outcome == "timeout" || r.Outcome == "unknown"
+			_, inARead := foundAt[r.Queue+"\x00"+r.Value]
+			op.Input = appendInput{queue: r.Queue, value: r.Value, index: index, outcome: r.Outcome, prevOk: prevOk,
+				held: unanswered && heldAt(r, index), never: unanswered && !inARead}
 		} else {
 			op.Input = readInput{queue: r.Queue, replica: r.Replica}
 			op.Output = readOutput{state: summarise(r.Log), entries: len(r.Log)}

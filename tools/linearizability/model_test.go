@@ -136,3 +136,52 @@ func TestManyOverlappingPipelinedAppendsAreDecided(t *testing.T) {
 		t.Errorf("took %s", elapsed)
 	}
 }
+
+// A failover under full windows: many appends without an answer among thousands acknowledged. The reads decide each
+// one (held at its index: it took effect; in no read: it did not), so the search does not branch on them.
+func TestManyUnansweredAppendsAmongPipelinedOnesAreDecided(t *testing.T) {
+	var b strings.Builder
+	var log strings.Builder
+	n := 4000
+	first := true
+	for i := 0; i < n; i++ {
+		client := i % 2
+		call := i*10 - client*15
+		if call < 0 {
+			call = 0
+		}
+		outcome := "ok"
+		if i%20 == 7 {
+			outcome = "timeout" // one in twenty: a window's worth at a failover
+		}
+		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
+			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"` + outcome + `","index":` + itoa(1000+i) + "}\n")
+		if outcome == "timeout" && i%40 == 7 {
+			continue // lost: in no read
+		}
+		if !first {
+			log.WriteString(",")
+		}
+		first = false
+		log.WriteString(`[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`)
+	}
+	started := time.Now()
+	expect(t, porcupine.Ok, b.String()+read(n*10+3000, n*10+3010, log.String()))
+	if elapsed := time.Since(started); elapsed > 5*time.Second {
+		t.Errorf("took %s", elapsed)
+	}
+}
+
+// The pruning decides nothing the model would not: a timed-out append a read holds and a later read lost is still
+// not linearizable, nor one a read holds at an index other than its own.
+func TestUnansweredAppendsPrunedByTheReadsKeepTheirVerdicts(t *testing.T) {
+	timedOut := `{"client":0,"queue":"q","op":"append","value":"t","call":21,"return":25,"outcome":"timeout","index":102}` + "\n"
+	expect(t, porcupine.Illegal, a0+b1+timedOut+read(30, 40, `[100,"a"],[101,"b"],[102,"t"]`)+read(50, 60, `[100,"a"],[101,"b"]`))
+	expect(t, porcupine.Illegal, a0+b1+timedOut+read(30, 40, `[100,"a"],[101,"b"],[103,"t"]`))
+	// held by a read that began before the append was called: it cannot have taken effect before its call
+	early := `{"client":0,"queue":"q","op":"append","value":"t","call":45,"return":50,"outcome":"timeout","index":102}` + "\n"
+	expect(t, porcupine.Illegal, a0+b1+read(30, 40, `[100,"a"],[101,"b"],[102,"t"]`)+early)
+	// in no read, and an acknowledged append after it took its index: fine (it never took effect)
+	next := `{"client":1,"queue":"q","op":"append","value":"n","call":26,"return":28,"outcome":"ok","index":102}` + "\n"
+	expect(t, porcupine.Ok, a0+b1+timedOut+next+read(30, 40, `[100,"a"],[101,"b"],[102,"n"]`))
+}

@@ -59,6 +59,9 @@ final class LeaderSession {
     /** Marks a follower sent DATA of a queue that had excerpts and no descriptor (see {@link #buildBatch}). */
     private static final byte[] NO_DESCRIPTOR = new byte[0];
 
+    /** Set by {@link #work}: whether this leader may acknowledge in this duty cycle. */
+    private boolean acknowledging;
+
     LeaderSession(int self, QueueReplica[] queues, PeerLink[] peers, DropCounters drops, ControlFrames control) {
         this.self = self;
         this.queues = queues;
@@ -68,9 +71,15 @@ final class LeaderSession {
         this.votes = new long[peers.length];
     }
 
-    /** One duty cycle's leading: the own tail, changed descriptors, a batch per follower and queue, the quorum index. */
-    int work(long now, long term) {
+    /**
+     * One duty cycle's leading: the own tail, changed descriptors, a batch per follower and queue, the quorum index.
+     *
+     * @param acknowledging whether this leader may acknowledge now (its lease held and its term confirmed): the
+     *                      quorum index is published only then (see {@link #updateQuorum})
+     */
+    int work(long now, long term, boolean acknowledging) {
         this.term = term;
+        this.acknowledging = acknowledging;
         int work = 0;
         boolean checkDescriptors = !descriptorChecksHeld && now - lastDescriptorCheckNanos >= ReplicationAgent.HEARTBEAT_NANOS;
         if (checkDescriptors) {
@@ -296,8 +305,16 @@ final class LeaderSession {
         }
     }
 
-    /** The highest index a majority holds (the leader counts as holding all it has): published for the library. */
+    /**
+     * The highest index a majority holds (the leader counts as holding all it has): published for the library, and
+     * only while this leader may acknowledge. A published quorum index IS an acknowledgement (a pipelined appender's
+     * watermark): ACKs a leader reads after its lease lapsed (buffered while it was SIGSTOPped, say, while another node
+     * was promoted) must not acknowledge anything; the index is published once a fresh majority holds the lease again.
+     */
     void updateQuorum(QueueReplica q, long now) {
+        if (!acknowledging) {
+            return;
+        }
         int n = peers.length;
         int v = 0;
         for (int i = 0; i < n; i++) {

@@ -98,7 +98,7 @@ class LeaderSessionTest {
         long[] index = append(10, 100);
 
         leader.onHello(follower, hello("orders", index[3]), TERM);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
 
         assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
         DescriptorBody d = new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(0)));
@@ -122,9 +122,9 @@ class LeaderSessionTest {
     void shipsWithoutWaitingForAcksAndOneCumulativeAckMovesTheQuorumIndex() throws Exception {
         long[] first = append(50, 100);
         leader.onHello(follower, hello("orders", -1), TERM);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         long[] second = append(50, 100);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DATA, FrameType.DATA), sink.types(),
                 "the second batch went while the first was unacknowledged");
         long[] all = new long[100];
@@ -135,14 +135,31 @@ class LeaderSessionTest {
         assertEquals(-1, store.quorumIndex(), "a majority of two is both: nothing acknowledged yet");
 
         leader.onAck(follower, ack(second[49], 1));
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(second[49], store.quorumIndex(), "one ACK of the last index acknowledges all 100");
         assertEquals(second[49], queue.quorumIndex);
 
         leader.onAck(follower, ack(first[10], 2)); // reordered, late
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(second[49], store.quorumIndex(), "the watermark never moves back");
         assertSessionFrames();
+    }
+
+    /**
+     * A published quorum index is an acknowledgement: a leader that may not acknowledge (its lease lapsed, e.g. it was
+     * SIGSTOPped while another node was promoted, and reads its followers' buffered ACKs on resuming) publishes none;
+     * once it may again (a fresh majority echoed), the index those ACKs support is published.
+     */
+    @Test
+    void aLeaderThatMayNotAcknowledgePublishesNoQuorumIndexFromTheAcksItReads() throws Exception {
+        long[] written = append(20, 100);
+        leader.onHello(follower, hello("orders", -1), TERM);
+        leader.work(System.nanoTime(), TERM, true);
+        leader.onAck(follower, ack(written[19], 1));
+        leader.work(System.nanoTime(), TERM, false);
+        assertEquals(-1, store.quorumIndex(), "no watermark moves while the lease is lapsed");
+        leader.work(System.nanoTime(), TERM, true);
+        assertEquals(written[19], store.quorumIndex(), "published once the leader may acknowledge again");
     }
 
     private final ExpandableArrayBuffer ackBuffer = new ExpandableArrayBuffer(256);
@@ -161,7 +178,7 @@ class LeaderSessionTest {
         long[] index = append(3, 100);
         leader.onHello(follower, hello("orders", -1), TERM); // DESCRIPTOR: sequence 1
         sink.refuse(Publication.BACK_PRESSURED, 1);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(1, sink.refused().size(), "the batch was offered");
         assertEquals(1, sink.taken().size(), "and refused");
         assertTrue(follower.established(), "back-pressure keeps the session");
@@ -175,10 +192,10 @@ class LeaderSessionTest {
 
         long[] more = append(2, 100);
         sink.refuse(Publication.BACK_PRESSURED, 2);
-        leader.work(System.nanoTime(), TERM);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
+        leader.work(System.nanoTime(), TERM, true);
         for (int i = 0; i < 4; i++) {
-            leader.work(System.nanoTime(), TERM);
+            leader.work(System.nanoTime(), TERM, true);
         }
 
         assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.REFUSAL, FrameType.DATA, FrameType.DATA), sink.types());
@@ -203,10 +220,10 @@ class LeaderSessionTest {
         append(3, 100);
         leader.onHello(follower, hello("orders", -1), TERM);
         sink.refuse(result, 1);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(PeerLink.State.DISCONNECTED, follower.state());
         assertFalse(follower.progress[0].streaming, "its progress is forgotten: HELLO says where it stands again");
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(List.of(FrameType.DESCRIPTOR), sink.types(), "nothing more is offered without a session");
     }
 
@@ -220,14 +237,14 @@ class LeaderSessionTest {
         Files.write(store.path().resolve(QueueDescriptor.FILE_NAME), descriptor);
         long[] index = append(2, 100);
         sink.refuse(Publication.NOT_CONNECTED, 2); // the DESCRIPTOR's offers in the next two cycles are lost
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(1, sink.refused().size(), "one offer per cycle: buildBatch is the one place that owes it");
         assertEquals(List.of(FrameType.DESCRIPTOR), sink.types(), "no DATA while the descriptor is owed");
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(2, sink.refused().size(), "still owed, offered again before any DATA");
         assertEquals(List.of(FrameType.DESCRIPTOR), sink.types(), "no DATA while the descriptor is owed");
 
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
         DescriptorBody d = new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(1)));
         assertArrayEquals(descriptor, d.descriptor());
@@ -245,7 +262,7 @@ class LeaderSessionTest {
         Files.write(store.path().resolve(QueueDescriptor.FILE_NAME), descriptor);
         long[] index = append(2, 100);
 
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
         assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DESCRIPTOR, FrameType.DATA), sink.types(),
                 "the descriptor the excerpt was written under, then the DATA, in the cycle that found the excerpt");
         assertArrayEquals(descriptor, new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(1))).descriptor());
@@ -261,8 +278,8 @@ class LeaderSessionTest {
         net.openhft.chronicle.queue.RollCycle cycles = RollCycleNames.of("FAST_DAILY");
         long earlierCycle = cycles.toIndex(cycles.toCycle(index[0]) - 1, 5);
         leader.onHello(follower, hello("orders", earlierCycle), TERM);
-        leader.work(System.nanoTime(), TERM);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
+        leader.work(System.nanoTime(), TERM, true);
 
         assertEquals(List.of(FrameType.REFUSAL), sink.types(), "a refusal, and no DESCRIPTOR or DATA");
         RefusalBody refusal = new RefusalBody().wrap(RecordingSink.decode(sink.taken().get(0)));
@@ -281,11 +298,11 @@ class LeaderSessionTest {
         leader.onHello(follower, hello("orders", -1), TERM);
         assertEquals(1, sink.refused().size());
         assertEquals(FrameType.DESCRIPTOR, RecordingSink.decode(sink.refused().get(0)).type());
-        leader.work(System.nanoTime(), TERM); // DATA the follower drops: it took no DESCRIPTOR since its HELLO
+        leader.work(System.nanoTime(), TERM, true); // DATA the follower drops: it took no DESCRIPTOR since its HELLO
 
         // the follower got no answer and says HELLO again, still holding nothing
         leader.onHello(follower, hello("orders", -1), TERM);
-        leader.work(System.nanoTime(), TERM);
+        leader.work(System.nanoTime(), TERM, true);
 
         assertEquals(List.of(FrameType.DATA, FrameType.DESCRIPTOR, FrameType.DATA), sink.types());
         assertEquals(-1, new DescriptorBody().wrap(RecordingSink.decode(sink.taken().get(1))).resumeAfter(),
@@ -306,7 +323,7 @@ class LeaderSessionTest {
         long[] after = append(1, 100);
         leader.onHello(follower, hello("orders", -1), TERM);
         for (int i = 0; i < 10; i++) {
-            leader.work(System.nanoTime(), TERM);
+            leader.work(System.nanoTime(), TERM, true);
         }
 
         assertEquals(List.of(FrameType.DESCRIPTOR, FrameType.DATA, FrameType.EXCERPT_PART, FrameType.EXCERPT_PART,
