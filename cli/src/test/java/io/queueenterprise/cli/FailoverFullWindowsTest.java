@@ -176,12 +176,14 @@ class FailoverFullWindowsTest {
             int stopped = leader;
             awaitDurable(driver, stopped, readLast); // what that read saw is kept by the next promotion
             signal(cluster.pid(stopped), "STOP");
-            local.finish(); // its appends time out: the stopped node acknowledges nothing
+            local.stop(); // its appends time out (the stopped node acknowledges nothing) or wait on the queue's
+                          // write lock, which the stopped node may hold: joined after the resume
             Thread.sleep(2500 + random.nextInt(1000)); // past the stopped leader's lease
             leader = promoteMostDurable(driver, cluster, stopped, -1, 3);
             readLeader(cluster, leader); // which of the stopped leader's appends the new one holds
             driver.awaitAcknowledging(leader);
             lease = probeFencedLeader(cluster.queueDirectory(stopped, QUEUE), () -> signal(cluster.pid(stopped), "CONT"));
+            local.finish();
             driver.call("follow " + stopped + " " + leader + " 3");
 
             phase("phase 3 (stop, promote, resume)");
@@ -386,11 +388,18 @@ class FailoverFullWindowsTest {
      * here, recorded) get no acknowledgement, and its acknowledged index stays where it was before the resume.
      */
     private String probeFencedLeader(Path dir, Action resume) throws Exception {
-        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(keys).quorumAcks(ACK_TIMEOUT).build();
-             QueueAppender appender = queue.createPipelinedAppender()) {
+        try (EnterpriseQueue queue = EnterpriseQueue.builder(dir).encrypted(keys).quorumAcks(ACK_TIMEOUT).build()) {
             QueueAcknowledgements acks = queue.acknowledgements();
             long before = acks.acknowledgedIndex();
-            resume.run();
+            resume.run(); // only then an appender: the stopped node may hold the queue's write lock
+            try (QueueAppender appender = queue.createPipelinedAppender()) {
+                return probe(queue, acks, appender, before);
+            }
+        }
+    }
+
+    private String probe(EnterpriseQueue queue, QueueAcknowledgements acks, QueueAppender appender, long before) {
+        { // the resumed node holds no lease: every append refused or left unacknowledged
             int timedOut = 0;
             int refused = 0;
             for (int i = 0; i < 20; i++) {
@@ -406,6 +415,9 @@ class FailoverFullWindowsTest {
                         op.timedOut(index);
                         timedOut++;
                     }
+                } catch (AckTimeoutException lapsed) { // written while its lease had lapsed: not acknowledged
+                    op.timedOut(lapsed.index());
+                    timedOut++;
                 } catch (QueueConfigurationException e) {
                     if (e.problem() != QueueConfigurationException.Problem.REPLICA_CANNOT_WRITE) {
                         throw e;
@@ -442,6 +454,10 @@ class FailoverFullWindowsTest {
                 sum += n.get();
             }
             return sum;
+        }
+
+        void stop() {
+            stop.set(true);
         }
 
         void finish() throws InterruptedException {
