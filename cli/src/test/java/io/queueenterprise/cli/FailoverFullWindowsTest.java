@@ -73,7 +73,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FailoverFullWindowsTest {
     private static final String QUEUE = "orders";
     private static final int LOCAL_WRITERS = 2;
-    private static final int LOCAL_WINDOW = 256;
+    /**
+     * Small by default: every local append in flight when a leader dies times out, and the checker's model branches on
+     * each (kept or not) until a read says which. Measured with 256 per writer (-Dqe.full-windows.local-window=256):
+     * the project's assertions pass, the checker is UNDECIDED after 2 min (17,320 operations, 523 timed out). The
+     * remote clients' appends in flight are resent until acknowledged: their windows of 512 cost the checker nothing.
+     */
+    private static final int LOCAL_WINDOW = Integer.getInteger("qe.full-windows.local-window", 8);
     private static final int REMOTE_WINDOW = 512;
     /** Appends a second per local writer: the delayed followers fill the windows; the history stays small. */
     private static final int RATE = 800;
@@ -145,7 +151,7 @@ class FailoverFullWindowsTest {
 
             phase("phase 1");
             // 2. delayed acknowledgements fill the windows; SIGKILL the leader with them full
-            impairFollowers(lab, 0, 0.05, 150 + random.nextInt(100));
+            impairFollowers(lab, 0, 0.05, 500 + random.nextInt(200));
             long deadline = System.nanoTime() + WAIT.toNanos();
             do {
                 Thread.sleep(20);
@@ -212,7 +218,7 @@ class FailoverFullWindowsTest {
             String[] f = line.split(" ");
             remoteAcknowledged.put(Long.parseLong(f[0]) << 32 | Long.parseLong(f[1]), Long.parseLong(f[2]));
         }
-        assertTrue(localAcknowledged.size() > 2 * LOCAL_WINDOW && remoteAcknowledged.size() > REMOTE_WINDOW,
+        assertTrue(localAcknowledged.size() > 2 * LOCAL_WINDOW && remoteAcknowledged.size() > 2 * REMOTE_WINDOW,
                 "acknowledged: " + localAcknowledged.size() + " local, " + remoteAcknowledged.size() + " remote");
         Map<java.nio.ByteBuffer, byte[]> plaintextOf = new HashMap<>();
         for (int replica = 0; replica < 3; replica++) {
