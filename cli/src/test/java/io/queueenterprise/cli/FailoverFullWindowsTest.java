@@ -83,8 +83,8 @@ class FailoverFullWindowsTest {
     private static final int REMOTE_WINDOW = 512;
     /** Appends a second per local writer: the delayed followers fill the windows; the history stays small. */
     private static final int RATE = 800;
-    /** Appends a second per remote client (half the local rate: their windows are twice as large). */
-    private static final int REMOTE_RATE = 400;
+    /** Appends a second per remote client: with the delayed followers their windows fill. */
+    private static final int REMOTE_RATE = 800;
     private static final int IN_FLIGHT_AT_KILL = 1_000;
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -151,7 +151,7 @@ class FailoverFullWindowsTest {
 
             phase("phase 1");
             // 2. delayed acknowledgements fill the windows; SIGKILL the leader with them full
-            impairFollowers(lab, 0, 0.05, 500 + random.nextInt(200));
+            impairFollowers(lab, 0, 0.05, 300 + random.nextInt(100)); // round trips well within the 2 s lease
             long deadline = System.nanoTime() + WAIT.toNanos();
             do {
                 Thread.sleep(20);
