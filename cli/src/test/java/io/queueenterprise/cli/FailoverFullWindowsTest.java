@@ -144,8 +144,9 @@ class FailoverFullWindowsTest {
 
             phase("cluster up");
             // 1. drop, reorder, duplicate the followers' packets while two local and two remote writers append
+            driver.call("write"); // connected before the impairments (a client that cannot connect gives up: NO_LEADER)
+            Thread.sleep(1000);
             impairFollowers(lab, 0, 0.05, 0);
-            driver.call("write");
             LocalWriters local = new LocalWriters(cluster.queueDirectory(0, QUEUE));
             Thread.sleep(1500 + random.nextInt(1000));
 
