@@ -187,6 +187,18 @@ final class NetworkLab implements AutoCloseable {
         return process;
     }
 
+    /**
+     * Starts {@code command} inside {@code host}'s namespace with its stdin and stdout piped to the caller (a child the
+     * test talks to), its stderr to {@code log}; stopped by {@link #close()}.
+     */
+    synchronized Process startPiped(int host, List<String> command, Path log) throws IOException {
+        List<String> inNamespace = new ArrayList<>(List.of("ip", "netns", "exec", namespace(host)));
+        inNamespace.addAll(command);
+        Process process = new ProcessBuilder(inNamespace).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        processes.add(process);
+        return process;
+    }
+
     /** Loss, delay (ms), reordering and duplication of everything {@code host} sends or receives. */
     String impair(int host, double loss, int delayMillis, double reorder, double duplicate) throws IOException {
         return command(String.format(java.util.Locale.ROOT, "impair %d loss=%s delay=%d reorder=%s duplicate=%s",
