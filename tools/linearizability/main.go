@@ -52,15 +52,15 @@ func main() {
 	counts := countOutcomes(records)
 	switch result {
 	case porcupine.Ok:
-		fmt.Printf("LINEARIZABLE %d operations (%s) in %s\n", len(ops), counts, took)
+		fmt.Printf("LINEARIZABLE %d operations (%s; %d searched) in %s\n", len(records), counts, len(ops), took)
 	case porcupine.Illegal:
-		fmt.Printf("NOT LINEARIZABLE %d operations (%s) in %s\n", len(ops), counts, took)
+		fmt.Printf("NOT LINEARIZABLE %d operations (%s; %d searched) in %s\n", len(records), counts, len(ops), took)
 		for _, line := range explain(records) {
 			fmt.Println("  " + line)
 		}
 		os.Exit(1)
 	default:
-		fmt.Printf("UNDECIDED after %s: %d operations (%s)\n", took, len(ops), counts)
+		fmt.Printf("UNDECIDED after %s: %d operations (%s; %d searched)\n", took, len(records), counts, len(ops))
 		os.Exit(3)
 	}
 }

@@ -185,3 +185,52 @@ func TestUnansweredAppendsPrunedByTheReadsKeepTheirVerdicts(t *testing.T) {
 	next := `{"client":1,"queue":"q","op":"append","value":"n","call":26,"return":28,"outcome":"ok","index":102}` + "\n"
 	expect(t, porcupine.Ok, a0+b1+timedOut+next+read(30, 40, `[100,"a"],[101,"b"],[102,"n"]`))
 }
+
+// As above, with a read taken mid-run while hundreds of appends are in flight (a new leader read right after its
+// promotion): appends without an answer that no read holds, and refused ones, are left out of the search; each one
+// kept doubled the orderings around that read.
+func TestUnansweredAppendsBesideAReadTakenMidRunAreDecided(t *testing.T) {
+	var b strings.Builder
+	var final, mid strings.Builder
+	n, m := 4000, 2000 // the mid read sees every append up to m+1
+	midCall := 2560 + 10*m + 5
+	for i := 0; i < n; i++ {
+		client := i % 2
+		call := i*10 - client*15
+		if call < 0 {
+			call = 0
+		}
+		outcome := "ok"
+		if i%20 == 7 {
+			outcome = "timeout"
+		}
+		if i%50 == 3 {
+			outcome = "refused"
+		}
+		index := `,"index":` + itoa(1000+i)
+		if outcome == "refused" {
+			index = ""
+		}
+		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
+			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"` + outcome + `"` + index + "}\n")
+		if outcome == "refused" || (outcome == "timeout" && i%40 == 7) {
+			continue // never held: refused, or lost
+		}
+		entry := `[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`
+		if final.Len() > 0 {
+			final.WriteString(",")
+		}
+		final.WriteString(entry)
+		if i <= m+1 {
+			if mid.Len() > 0 {
+				mid.WriteString(",")
+			}
+			mid.WriteString(entry)
+		}
+	}
+	started := time.Now()
+	expect(t, porcupine.Ok, b.String()+read(midCall, midCall+1, mid.String())+read(n*10+3000, n*10+3010, final.String()))
+	if elapsed := time.Since(started); elapsed > 5*time.Second {
+		t.Errorf("took %s", elapsed)
+	}
+}

@@ -65,6 +65,7 @@ import io.queueenterprise.operator.api.StorageSpec;
 import io.queueenterprise.operator.failover.AdminClient;
 import io.queueenterprise.operator.failover.AdminException;
 import io.queueenterprise.operator.failover.NodeStatusView;
+import io.queueenterprise.operator.model.NodeIdentityModel;
 import io.queueenterprise.operator.model.NodePaths;
 import io.queueenterprise.operator.model.OperatorSettings;
 
@@ -190,6 +191,35 @@ class NodeInPodsIT {
         // pinned the first report of each in status and in the pins ConfigMap, which the kubelet syncs into every pod
         // (about a minute) and the nodes reload: every node then holds every peer pinned, to the key that peer reports
         awaitIdentitiesPinned(Duration.ofSeconds(120));
+
+        // rotating a node's key, as docs/operator.md tells a user to: annotate, delete the key file through the node's
+        // own JVM (the image has no shell), restart the pod. It draws a new key; the operator re-pins that replica once
+        // (the annotation) and removes the annotation; every node then holds the new pin, and nothing is mismatched
+        String oldKey = replicaStatus(current(), follower).getIdentityKey();
+        client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).edit(cluster -> {
+            cluster.getMetadata().setAnnotations(new java.util.HashMap<>(cluster.getMetadata().getAnnotations() == null
+                ? Map.of() : cluster.getMetadata().getAnnotations()));
+            cluster.getMetadata().getAnnotations().put(NodeIdentityModel.ROTATE_ANNOTATION, follower);
+            return cluster;
+        });
+        execInNode(follower, "class D{public static void main(String[] a)throws Exception{java.nio.file.Files.delete("
+            + "java.nio.file.Path.of(\"" + NodePaths.IDENTITY_KEY_FILE + "\"));}}",
+            List.of("/opt/java/bin/java", "-Xmx128m", "--source", "17", "/dev/stdin"));
+        client.pods().inNamespace(namespace).withName(follower).delete();
+        QueueCluster rotated = waitFor(follower + " re-pinned to a new key, the annotation removed, Ready", cluster -> {
+            ReplicaStatus replica = replicaStatus(cluster, follower);
+            return replica != null && replica.getIdentityKey() != null && !replica.getIdentityKey().equals(oldKey)
+                && (cluster.getMetadata().getAnnotations() == null
+                    || !cluster.getMetadata().getAnnotations().containsKey(NodeIdentityModel.ROTATE_ANNOTATION))
+                && ready(cluster);
+        });
+        assertFalse(conditionIs(rotated, "NodeIdentityMismatch", "True"), client.getKubernetesSerialization().asJson(rotated.getStatus()));
+        awaitIdentitiesPinned(Duration.ofSeconds(120));
+    }
+
+    private static ReplicaStatus replicaStatus(QueueCluster cluster, String name) {
+        return cluster.getStatus() == null || cluster.getStatus().getReplicas() == null ? null
+            : cluster.getStatus().getReplicas().stream().filter(r -> name.equals(r.getName())).findFirst().orElse(null);
     }
 
     /**
@@ -772,6 +802,11 @@ class NodeInPodsIT {
         List<String> command = new ArrayList<>(List.of("/opt/java/bin/java", "@/opt/queue-enterprise/bin/jvm.args", "-Xmx64m",
             "-XX:TieredStopAtLevel=1", "-cp", "/opt/queue-enterprise/lib/*", "io.queueenterprise.kubernetes.probe.QueueClient"));
         command.addAll(List.of(arguments));
+        return execInNode(pod, stdin, command);
+    }
+
+    /** {@code command} run with {@code kubectl exec} in the node's container, {@code stdin} (or none) on its input; exit 0 asserted. */
+    private String execInNode(String pod, String stdin, List<String> command) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Integer exitCode;
@@ -781,10 +816,10 @@ class NodeInPodsIT {
                 .writingOutput(out).writingError(err).exec(command.toArray(String[]::new))) {
             exitCode = watch.exitCode().get(5, TimeUnit.MINUTES);
         } catch (Exception e) {
-            throw new AssertionError("queue client in " + pod + " did not finish: " + e + "\nstderr: " + err.toString(StandardCharsets.UTF_8), e);
+            throw new AssertionError(command.get(command.size() - 1) + " in " + pod + " did not finish: " + e + "\nstderr: " + err.toString(StandardCharsets.UTF_8), e);
         }
         String stdout = out.toString(StandardCharsets.UTF_8);
-        assertEquals(Integer.valueOf(0), exitCode, "queue client in " + pod + ": " + stdout + "\nstderr: " + err.toString(StandardCharsets.UTF_8));
+        assertEquals(Integer.valueOf(0), exitCode, command.get(command.size() - 1) + " in " + pod + ": " + stdout + "\nstderr: " + err.toString(StandardCharsets.UTF_8));
         return stdout;
     }
 
