@@ -40,7 +40,8 @@ import java.util.stream.Collectors;
                 "Or drive a running node through its admin endpoint: qe node status|promote|follow|fence --admin HOST:PORT"
                         + " --token-file FILE.",
                 "Exit status: 0 done, 1 refused by the node / unreachable / failed to start, 2 bad usage or configuration."},
-        subcommands = {NodeCommand.Status.class, NodeCommand.Promote.class, NodeCommand.Follow.class, NodeCommand.Fence.class})
+        subcommands = {NodeCommand.Status.class, NodeCommand.Promote.class, NodeCommand.Follow.class, NodeCommand.Fence.class,
+                NodeCommand.ForgetIdentity.class})
 public final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE", description = "the node-configuration document (YAML, schema version 1)")
@@ -162,6 +163,63 @@ public final class NodeCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--term must be at least 1, got " + term);
             }
             return term;
+        }
+    }
+
+    /**
+     * The node's half of rotating its identity (docs/operator.md, "Per-node identities"): deletes the key the node drew
+     * into its document's {@code identityKeyFile}, so that it draws a new one at its next start. Run beside the node
+     * (in Kubernetes: {@code kubectl exec}, the image having no shell), then restart it. Only a drawn key: a node
+     * whose document does not let it draw one would not start without its file.
+     */
+    @Command(name = "forget-identity", mixinStandardHelpOptions = true,
+            description = "Delete the identity key this node drew (its document's identityKeyFile, with drawIdentityKeyIfAbsent:"
+                    + " true) so that it draws a new one at its next start; then restart the node. Its peers take the new key"
+                    + " once it is pinned again (Kubernetes: annotate the QueueCluster queue-enterprise.io/rotate-node first).")
+    static final class ForgetIdentity implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--config", paramLabel = "FILE", required = true, description = "the node's configuration document")
+        Path config;
+
+        @Override
+        public Integer call() {
+            PrintWriter err = spec.commandLine().getErr();
+            NodeConfig node;
+            try {
+                node = NodeConfigReader.read(config);
+            } catch (NodeConfigException e) {
+                err.println("qe node forget-identity: " + e.getMessage());
+                return 2;
+            }
+            Path key = node.identityKeyFile();
+            if (key == null) {
+                err.println("qe node forget-identity: " + config + " names no identityKeyFile: the node draws its identity"
+                        + " per run and no peer pins it; nothing to forget");
+                return 2;
+            }
+            if (!node.drawIdentityKeyIfAbsent()) {
+                err.println("qe node forget-identity: " + config + " does not set drawIdentityKeyIfAbsent: true, so the node"
+                        + " would not start without " + key + "; make it a new key pair with qe identity and pin that instead");
+                return 2;
+            }
+            if (!Files.exists(key, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                spec.commandLine().getOut().println("no identity key at " + key + ": the node draws one at its next start");
+                return 0;
+            }
+            String fingerprint;
+            try {
+                fingerprint = io.queueenterprise.crypto.IdentityKey.fingerprint(
+                        io.queueenterprise.crypto.IdentityKey.load(key, "identityKeyFile").publicKey());
+                Files.delete(key);
+            } catch (io.queueenterprise.crypto.CredentialFile.UnusableCredentialException | IOException e) {
+                err.println("qe node forget-identity: " + key + ": " + e.getMessage() + "; nothing deleted");
+                return 1;
+            }
+            spec.commandLine().getOut().println("deleted " + key + " (identity " + fingerprint + "); restart the node: it"
+                    + " draws a new key, which its peers take once it is pinned again");
+            return 0;
         }
     }
 

@@ -175,6 +175,40 @@ class NodeCommandTest {
         assertFalse(Files.exists(tmp.resolve("data")), "no engine was started");
     }
 
+    /** The node half of rotating a drawn identity: the key file deleted, once; refused where the node could not redraw. */
+    @Test
+    void forgetIdentityDeletesOnlyAKeyTheNodeMayDrawAgain() throws Exception {
+        String single = Files.readString(examples().resolve("single-node.yaml"))
+                .replace("/var/lib/queue-enterprise", tmp.resolve("data").toString())
+                .replace("/etc/queue-enterprise", tmp.toString());
+        Path key = tmp.resolve("data/identity.key");
+        Path drawing = Files.writeString(tmp.resolve("drawing.yaml"), single + "identityKeyFile: " + key + "\ndrawIdentityKeyIfAbsent: true\n");
+        Path notDrawing = Files.writeString(tmp.resolve("not-drawing.yaml"), single + "identityKeyFile: " + key + "\n");
+        Path none = Files.writeString(tmp.resolve("none.yaml"), single);
+        Files.createDirectories(key.getParent(), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        QeRun made = qe("identity", "--name", "node", "--out", tmp.resolve("made").toString());
+        assertEquals(0, made.exitCode(), made.err());
+        Files.copy(tmp.resolve("made/node.key"), key);
+        java.nio.file.Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+
+        QeRun refusedNotDrawing = qe("node", "forget-identity", "--config", notDrawing.toString());
+        assertEquals(2, refusedNotDrawing.exitCode(), refusedNotDrawing.err());
+        assertTrue(refusedNotDrawing.err().contains("does not set drawIdentityKeyIfAbsent: true"), refusedNotDrawing.err());
+        QeRun refusedNone = qe("node", "forget-identity", "--config", none.toString());
+        assertEquals(2, refusedNone.exitCode(), refusedNone.err());
+        assertTrue(refusedNone.err().contains("names no identityKeyFile"), refusedNone.err());
+        assertTrue(Files.exists(key), "nothing deleted when refused");
+
+        QeRun forgot = qe("node", "forget-identity", "--config", drawing.toString());
+        assertEquals(0, forgot.exitCode(), forgot.err());
+        assertTrue(forgot.out().startsWith("deleted " + key + " (identity "), forgot.out());
+        assertFalse(Files.exists(key));
+        QeRun again = qe("node", "forget-identity", "--config", drawing.toString());
+        assertEquals(0, again.exitCode(), again.err());
+        assertTrue(again.out().contains("no identity key at " + key), again.out());
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);

@@ -192,8 +192,8 @@ class NodeInPodsIT {
         // (about a minute) and the nodes reload: every node then holds every peer pinned, to the key that peer reports
         awaitIdentitiesPinned(Duration.ofSeconds(120));
 
-        // rotating a node's key, as docs/operator.md tells a user to: annotate, delete the key file through the node's
-        // own JVM (the image has no shell), restart the pod. It draws a new key; the operator re-pins that replica once
+        // rotating a node's key, as docs/operator.md tells a user to: annotate, `qe node forget-identity` in the pod
+        // (kubectl exec; the image has no shell), restart the pod. It draws a new key; the operator re-pins that replica once
         // (the annotation) and removes the annotation; every node then holds the new pin, and nothing is mismatched
         String oldKey = replicaStatus(current(), follower).getIdentityKey();
         client.resources(QueueCluster.class).inNamespace(namespace).withName(CLUSTER).edit(cluster -> {
@@ -202,9 +202,10 @@ class NodeInPodsIT {
             cluster.getMetadata().getAnnotations().put(NodeIdentityModel.ROTATE_ANNOTATION, follower);
             return cluster;
         });
-        execInNode(follower, "class D{public static void main(String[] a)throws Exception{java.nio.file.Files.delete("
-            + "java.nio.file.Path.of(\"" + NodePaths.IDENTITY_KEY_FILE + "\"));}}",
-            List.of("/opt/java/bin/java", "-Xmx128m", "--source", "17", "/dev/stdin"));
+        String forgot = execInNode(follower, null, List.of("/opt/java/bin/java", "@/opt/queue-enterprise/bin/jvm.args", "-Xmx64m",
+            "-XX:TieredStopAtLevel=1", "-cp", "/opt/queue-enterprise/lib/*", "io.queueenterprise.cli.QeCommand", "node",
+            "forget-identity", "--config", NodePaths.CONFIG_DIRECTORY + "/" + follower + ".yaml"));
+        assertTrue(forgot.startsWith("deleted " + NodePaths.IDENTITY_KEY_FILE), forgot);
         client.pods().inNamespace(namespace).withName(follower).delete();
         QueueCluster rotated = waitFor(follower + " re-pinned to a new key, the annotation removed, Ready", cluster -> {
             ReplicaStatus replica = replicaStatus(cluster, follower);
