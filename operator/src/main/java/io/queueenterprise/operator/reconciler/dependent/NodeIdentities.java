@@ -42,12 +42,20 @@ public final class NodeIdentities {
             LOG.info("{}/{}: {} re-pinned to identity {} as {} asked; removing the annotation", names.namespace(),
                 names.cluster(), plan.rotated(), NodeIdentityModel.fingerprint(plan.pins().get(plan.rotated())),
                 NodeIdentityModel.ROTATE_ANNOTATION);
-            client.resources(QueueCluster.class).inNamespace(names.namespace()).withName(names.cluster()).edit(current -> {
-                if (current.getMetadata().getAnnotations() != null) {
-                    current.getMetadata().getAnnotations().remove(NodeIdentityModel.ROTATE_ANNOTATION);
-                }
-                return current;
-            });
+            QueueCluster edited = client.resources(QueueCluster.class).inNamespace(names.namespace()).withName(names.cluster())
+                .edit(current -> {
+                    if (current.getMetadata().getAnnotations() != null) {
+                        current.getMetadata().getAnnotations().remove(NodeIdentityModel.ROTATE_ANNOTATION);
+                    }
+                    return current;
+                });
+            // the status patch this reconcile ends with carries the resource's version: the version read at its start
+            // is stale now, and the API server refused that patch ("the object has been modified"), losing the new
+            // pin while the annotation was already gone (NodeInPodsIT's rotation: a mismatch for ever)
+            cluster.getMetadata().setResourceVersion(edited.getMetadata().getResourceVersion());
+            if (cluster.getMetadata().getAnnotations() != null) {
+                cluster.getMetadata().getAnnotations().remove(NodeIdentityModel.ROTATE_ANNOTATION);
+            }
         }
     }
 }
