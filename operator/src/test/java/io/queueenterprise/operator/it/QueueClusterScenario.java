@@ -287,7 +287,10 @@ abstract class QueueClusterScenario {
             reconciled.getStatus().getConditions().forEach(c -> conditions.put(c.getType(), c.getStatus() + " " + c.getReason()));
             assertEquals("False NoQuorum", conditions.get("Quorum"), "the first reconcile: the node's pod is only being created: " + conditions);
             assertEquals("False", conditions.get("Ready").split(" ")[0], conditions.toString());
-            assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover", "ReplicasHealthy", "Quarantined", "Calibrated"), conditions.keySet());
+            assertEquals(Set.of("Quorum", "Ready", "Pinned", "Failover", "ReplicasHealthy", "Quarantined", "Calibrated",
+                "NodeIdentityMismatch"), conditions.keySet());
+            // no replica has reported a key yet: nothing pinned, nothing mismatched
+            assertEquals("False NotAllPinned", conditions.get("NodeIdentityMismatch"), conditions.toString());
             assertEquals("Unknown NoReplicaAnswers", conditions.get("ReplicasHealthy"), conditions.toString());
             assertEquals("Unknown NoReplicaAnswers", conditions.get("Quarantined"), conditions.toString());
             assertEquals("False NotRequested", conditions.get("Calibrated"), conditions.toString());
