@@ -1,22 +1,21 @@
 package io.queueenterprise.replication.session;
 
+import io.queueenterprise.replication.config.MountedFileWatcher;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Re-reads the peer-identities file ({@link PeerIdentitiesFile}) every {@link #INTERVAL_MILLIS} ms on a thread of its
- * own, never the duty cycle, as {@code AuthorisedClientsWatcher} does the authorised clients: the path is opened anew
- * each time (a mounted ConfigMap is replaced by swapping its {@code ..data} link) and the content compared, not a
- * timestamp. Absent: no pins from it yet. A malformed file is refused whole: the pins in force stay, a warning names
+ * Re-reads the peer-identities file ({@link PeerIdentitiesFile}) every {@link #INTERVAL_MILLIS} ms
+ * ({@link MountedFileWatcher}, as the authorised clients are: its own thread, the path opened anew, the content
+ * compared, a ConfigMap's {@code ..data} swap seen). Absent: no pins from it yet. A malformed file is refused whole: the pins in force stay, a warning names
  * the line, {@link #refusals()} counts it. Lines that cannot apply are said once per content seen.
  */
 public final class PeerIdentitiesWatcher implements AutoCloseable {
@@ -29,11 +28,7 @@ public final class PeerIdentitiesWatcher implements AutoCloseable {
     private final int self;
     private final String nodeId;
     private final AtomicLong refusals = new AtomicLong();
-    private final Thread thread;
-    private volatile boolean running = true;
-    /** The content last acted on; null: the file was absent (or never read). */
-    private byte[] lastContent;
-    private boolean lastAbsent;
+    private final MountedFileWatcher watcher;
 
     public PeerIdentitiesWatcher(Path file, PeerIdentities identities, List<String> peerIds, int self, String nodeId) {
         this.file = file;
@@ -41,14 +36,29 @@ public final class PeerIdentitiesWatcher implements AutoCloseable {
         this.peerIds = List.copyOf(peerIds);
         this.self = self;
         this.nodeId = nodeId;
-        this.thread = new Thread(this::run, "qe-peer-identities-" + nodeId);
-        this.thread.setDaemon(true);
+        this.watcher = new MountedFileWatcher(file, INTERVAL_MILLIS, "qe-peer-identities-" + nodeId, new MountedFileWatcher.Listener() {
+            @Override
+            public boolean changed(byte[] content) {
+                apply(content);
+                return true; // a refused content is said once: it is not re-read until it changes
+            }
+
+            @Override
+            public void unreadable(IOException e, boolean sinceReadable) {
+                if (!(e instanceof NoSuchFileException)) {
+                    LOG.warn(nodeId + ": peer identities file " + file + " cannot be read (" + e + "); the pins in force stay");
+                } else if (sinceReadable) {
+                    LOG.info(nodeId + ": peer identities file " + file + " is absent: no pins from it (yet)");
+                }
+                // pins in force stay: a ConfigMap being swapped may be absent for an instant
+            }
+        }, null);
     }
 
     /** Reads the file once, on the caller's thread (pins in force before the first handshake), then watches it. */
     public PeerIdentitiesWatcher start() {
         checkOnce();
-        thread.start();
+        watcher.start();
         return this;
     }
 
@@ -57,37 +67,12 @@ public final class PeerIdentitiesWatcher implements AutoCloseable {
         return refusals.get();
     }
 
-    private void run() {
-        while (running) {
-            try {
-                Thread.sleep(INTERVAL_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            checkOnce();
-        }
+    /** One look at the file; package-private for tests that drive it without the thread. */
+    void checkOnce() {
+        watcher.checkOnce();
     }
 
-    /** One look at the file; package-private for tests that drive it without the thread. */
-    synchronized void checkOnce() {
-        byte[] content;
-        try {
-            content = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            if (!lastAbsent) {
-                lastAbsent = true;
-                LOG.info(nodeId + ": peer identities file " + file + " is absent: no pins from it (yet)");
-            }
-            return; // pins in force stay: a ConfigMap being swapped may be absent for an instant
-        } catch (IOException e) {
-            LOG.warn(nodeId + ": peer identities file " + file + " cannot be read (" + e + "); the pins in force stay");
-            return;
-        }
-        lastAbsent = false;
-        if (Arrays.equals(content, lastContent)) {
-            return;
-        }
-        lastContent = content;
+    private void apply(byte[] content) {
         PeerIdentitiesFile.Pins pins;
         try {
             pins = PeerIdentitiesFile.parse(new String(content, StandardCharsets.UTF_8), peerIds, identities, self);
@@ -112,12 +97,6 @@ public final class PeerIdentitiesWatcher implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        thread.interrupt();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        watcher.close();
     }
 }
