@@ -8,6 +8,7 @@ import io.queueenterprise.queue.QueueConfigurationException;
 import io.queueenterprise.queue.QueueException;
 import io.queueenterprise.queue.QueueTailer;
 import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.replication.QueueContents;
 import io.queueenterprise.replication.history.LinearizabilityChecker;
 import io.queueenterprise.replication.history.OperationHistory;
 import net.openhft.chronicle.queue.RollCycles;
@@ -337,16 +338,7 @@ class FailoverFullWindowsTest {
     }
 
     private static SortedMap<Long, byte[]> readRaw(Path dir) {
-        SortedMap<Long, byte[]> contents = new TreeMap<>();
-        try (ReplicaStore store = ReplicaStore.open(dir, RollCycles.FAST_DAILY);
-             ReplicaStore.RawTailer tailer = store.rawTailer()) {
-            tailer.toStart();
-            int n;
-            while ((n = tailer.next()) >= 0) {
-                contents.put(tailer.index(), Arrays.copyOf(tailer.bytes(), n));
-            }
-        }
-        return contents;
+        return new TreeMap<>(QueueContents.read(dir));
     }
 
     /** Until a replica other than {@code leader} has everything up to {@code index} durable. */
@@ -549,26 +541,17 @@ class FailoverFullWindowsTest {
 
         /** Records the oldest append in flight as acknowledged or timed out; false when it timed out. */
         private boolean settle(QueueAcknowledgements acks, int writer, OperationHistory.Append op, long index, long n, boolean wait) {
-            try {
-                if (wait) {
-                    acks.awaitAcknowledged(index, ACK_TIMEOUT);
-                } else if (!acks.isAcknowledged(index)) {
-                    op.timedOut(index);
-                    return false;
-                }
-                op.ok(index);
-                long key = (long) writer << 32 | n;
-                localAcknowledged.put(key, index);
-                Long before = acknowledgedAt.putIfAbsent(index, key);
-                if (before != null) { // an acknowledged index is durable: no later append may be acknowledged there
-                    twice.add("0x" + Long.toHexString(index));
-                }
-                localOrders.get(writer).add(index);
-                return true;
-            } catch (AckTimeoutException notAcknowledged) {
-                op.timedOut(notAcknowledged.index()); // written at its index, not acknowledged: kept or quarantined
+            if (!op.settle(acks, index, wait, ACK_TIMEOUT)) {
                 return false;
             }
+            long key = (long) writer << 32 | n;
+            localAcknowledged.put(key, index);
+            Long before = acknowledgedAt.putIfAbsent(index, key);
+            if (before != null) { // an acknowledged index is durable: no later append may be acknowledged there
+                twice.add("0x" + Long.toHexString(index));
+            }
+            localOrders.get(writer).add(index);
+            return true;
         }
     }
 

@@ -1,6 +1,5 @@
 package io.queueenterprise.replication;
 
-import io.queueenterprise.queue.AckTimeoutException;
 import io.queueenterprise.queue.EnterpriseQueue;
 import io.queueenterprise.queue.QueueAcknowledgements;
 import io.queueenterprise.queue.QueueAppender;
@@ -235,24 +234,15 @@ class PipelinedFailoverTest {
     /** Records the oldest append in flight as acknowledged or timed out; false when it timed out. */
     private static boolean settle(QueueAcknowledgements acks, OperationHistory.Append op, long index, byte[] payload,
                                   boolean wait, Map<Long, byte[]> acknowledged, List<Long> order) {
-        try {
-            if (wait) {
-                acks.awaitAcknowledged(index, ACK_TIMEOUT);
-            } else if (!acks.isAcknowledged(index)) {
-                op.timedOut(index);
-                return false;
-            }
-            op.ok(index);
-            byte[] before = acknowledged.putIfAbsent(index, payload);
-            if (before != null) { // an acknowledged index is durable: no later append may be acknowledged there
-                acknowledged.put(index, TWICE);
-            }
-            order.add(index);
-            return true;
-        } catch (AckTimeoutException notAcknowledged) {
-            op.timedOut(notAcknowledged.index()); // written at its index, not acknowledged: kept or quarantined
+        if (!op.settle(acks, index, wait, ACK_TIMEOUT)) {
             return false;
         }
+        byte[] before = acknowledged.putIfAbsent(index, payload);
+        if (before != null) { // an acknowledged index is durable: no later append may be acknowledged there
+            acknowledged.put(index, TWICE);
+        }
+        order.add(index);
+        return true;
     }
 
 }

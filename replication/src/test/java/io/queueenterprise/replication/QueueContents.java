@@ -9,11 +9,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Every excerpt of a queue directory as stored (raw), by index: what "identical replicas" is checked against. */
-final class QueueContents {
+public final class QueueContents {
     private QueueContents() {
     }
 
-    static Map<Long, byte[]> read(Path dir) {
+    /** In index order. */
+    public static Map<Long, byte[]> read(Path dir) {
         Map<Long, byte[]> contents = new LinkedHashMap<>();
         try (ReplicaStore store = ReplicaStore.open(dir, RollCycles.FAST_DAILY);
              ReplicaStore.RawTailer tailer = store.rawTailer()) {

@@ -58,6 +58,28 @@ public final class OperationHistory {
             complete("timeout", at);
         }
 
+        /**
+         * A pipelined append written at {@code index}, recorded by the acknowledged watermark: acknowledged once it
+         * passes {@code index} (waited for up to {@code timeout} when {@code wait}, else looked at once), timed out at
+         * its index otherwise (written, not acknowledged: kept or quarantined). True when acknowledged.
+         */
+        public boolean settle(io.queueenterprise.queue.QueueAcknowledgements acks, long index, boolean wait,
+                              java.time.Duration timeout) {
+            try {
+                if (wait) {
+                    acks.awaitAcknowledged(index, timeout);
+                } else if (!acks.isAcknowledged(index)) {
+                    timedOut(index);
+                    return false;
+                }
+                ok(index);
+                return true;
+            } catch (io.queueenterprise.queue.AckTimeoutException notAcknowledged) {
+                timedOut(notAcknowledged.index());
+                return false;
+            }
+        }
+
         /** Failed in a way that does not say whether it was written: at most once, before now. */
         public void unknown() {
             complete("unknown", -1);
