@@ -109,67 +109,76 @@ func TestMalformedHistoriesAreRefusedWithTheLine(t *testing.T) {
 	}
 }
 
-// Two pipelined writers: 2 × 2,000 acknowledged appends, up to 256 in flight at once, each writer's calls in its own
-// order but the two interleaved against the index order (the node took them alternately). Decided, and quickly: an
-// acknowledged append takes effect only after the one below it (prevOk), so the search never tries the wrong order.
-func TestManyOverlappingPipelinedAppendsAreDecided(t *testing.T) {
+// pipelinedHistory is n appends of two interleaved pipelined writers, outcome(i) each, at index 1000+i when it has one
+// (refused ones have none), 2,560 time units in flight: writer 1 calls each of its appends a little before writer 0's
+// previous one, so call order is not index order (the node took them alternately). Then, when midUpTo >= 0, a read
+// taken mid-run that holds every held(i) append up to i = midUpTo, and a final read that holds every held(i) one.
+func pipelinedHistory(n, midUpTo int, outcome func(i int) string, held func(i int) bool) string {
 	var b strings.Builder
-	var log strings.Builder
-	n := 4000
+	var final, mid strings.Builder
 	for i := 0; i < n; i++ {
 		client := i % 2
-		// writer 1 calls each of its appends a little before writer 0's previous one: call order is not index order
 		call := i*10 - client*15
 		if call < 0 {
 			call = 0
 		}
-		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
-			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"ok","index":` + itoa(1000+i) + "}\n")
-		if i > 0 {
-			log.WriteString(",")
+		index := `,"index":` + itoa(1000+i)
+		if outcome(i) == "refused" {
+			index = ""
 		}
-		log.WriteString(`[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`)
+		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
+			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"` + outcome(i) + `"` + index + "}\n")
+		if !held(i) {
+			continue
+		}
+		entry := `[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`
+		for _, log := range []*strings.Builder{&final, &mid} {
+			if log == &mid && i > midUpTo {
+				continue
+			}
+			if log.Len() > 0 {
+				log.WriteString(",")
+			}
+			log.WriteString(entry)
+		}
 	}
+	if midUpTo >= 0 {
+		midCall := 2560 + 10*(midUpTo-1) + 5 // after every append up to midUpTo-1 returned, while midUpTo is in flight
+		b.WriteString(read(midCall, midCall+1, mid.String()))
+	}
+	return b.String() + read(n*10+3000, n*10+3010, final.String())
+}
+
+// expectDecidedQuickly: linearizable, and decided within 5 s (undecided histories run into check's 10 s limit).
+func expectDecidedQuickly(t *testing.T, history string) {
+	t.Helper()
 	started := time.Now()
-	expect(t, porcupine.Ok, b.String()+read(n*10+3000, n*10+3010, log.String()))
+	expect(t, porcupine.Ok, history)
 	if elapsed := time.Since(started); elapsed > 5*time.Second {
 		t.Errorf("took %s", elapsed)
 	}
 }
 
-// A failover under full windows: many appends without an answer among thousands acknowledged. The reads decide each
-// one (held at its index: it took effect; in no read: it did not), so the search does not branch on them.
+func always(int) bool { return true }
+
+// Two pipelined writers: 2 × 2,000 acknowledged appends, up to 256 in flight at once. Decided, and quickly: an
+// acknowledged append takes effect only after the one below it (prevOk), so the search never tries the wrong order.
+func TestManyOverlappingPipelinedAppendsAreDecided(t *testing.T) {
+	expectDecidedQuickly(t, pipelinedHistory(4000, -1, func(int) string { return "ok" }, always))
+}
+
+// A failover under full windows: many appends without an answer among thousands acknowledged, one in twenty (a
+// window's worth at a failover), half of them lost (in no read). The reads decide each one (held at its index: it took
+// effect; in no read: it did not), so the search does not branch on them.
 func TestManyUnansweredAppendsAmongPipelinedOnesAreDecided(t *testing.T) {
-	var b strings.Builder
-	var log strings.Builder
-	n := 4000
-	first := true
-	for i := 0; i < n; i++ {
-		client := i % 2
-		call := i*10 - client*15
-		if call < 0 {
-			call = 0
-		}
-		outcome := "ok"
-		if i%20 == 7 {
-			outcome = "timeout" // one in twenty: a window's worth at a failover
-		}
-		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
-			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"` + outcome + `","index":` + itoa(1000+i) + "}\n")
-		if outcome == "timeout" && i%40 == 7 {
-			continue // lost: in no read
-		}
-		if !first {
-			log.WriteString(",")
-		}
-		first = false
-		log.WriteString(`[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`)
+	expectDecidedQuickly(t, pipelinedHistory(4000, -1, unansweredOneInTwenty, func(i int) bool { return i%40 != 7 }))
+}
+
+func unansweredOneInTwenty(i int) string {
+	if i%20 == 7 {
+		return "timeout"
 	}
-	started := time.Now()
-	expect(t, porcupine.Ok, b.String()+read(n*10+3000, n*10+3010, log.String()))
-	if elapsed := time.Since(started); elapsed > 5*time.Second {
-		t.Errorf("took %s", elapsed)
-	}
+	return "ok"
 }
 
 // The pruning decides nothing the model would not: a timed-out append a read holds and a later read lost is still
@@ -187,50 +196,14 @@ func TestUnansweredAppendsPrunedByTheReadsKeepTheirVerdicts(t *testing.T) {
 }
 
 // As above, with a read taken mid-run while hundreds of appends are in flight (a new leader read right after its
-// promotion): appends without an answer that no read holds, and refused ones, are left out of the search; each one
-// kept doubled the orderings around that read.
+// promotion), and refused appends: appends without an answer that no read holds, and refused ones, are left out of the
+// search; each one kept doubled the orderings around that read.
 func TestUnansweredAppendsBesideAReadTakenMidRunAreDecided(t *testing.T) {
-	var b strings.Builder
-	var final, mid strings.Builder
-	n, m := 4000, 2000 // the mid read sees every append up to m+1
-	midCall := 2560 + 10*m + 5
-	for i := 0; i < n; i++ {
-		client := i % 2
-		call := i*10 - client*15
-		if call < 0 {
-			call = 0
-		}
-		outcome := "ok"
-		if i%20 == 7 {
-			outcome = "timeout"
-		}
+	outcome := func(i int) string {
 		if i%50 == 3 {
-			outcome = "refused"
+			return "refused"
 		}
-		index := `,"index":` + itoa(1000+i)
-		if outcome == "refused" {
-			index = ""
-		}
-		b.WriteString(`{"client":` + itoa(client) + `,"queue":"q","op":"append","value":"v` + itoa(i) + `","call":` +
-			itoa(call) + `,"return":` + itoa(call+2560) + `,"outcome":"` + outcome + `"` + index + "}\n")
-		if outcome == "refused" || (outcome == "timeout" && i%40 == 7) {
-			continue // never held: refused, or lost
-		}
-		entry := `[` + itoa(1000+i) + `,"v` + itoa(i) + `"]`
-		if final.Len() > 0 {
-			final.WriteString(",")
-		}
-		final.WriteString(entry)
-		if i <= m+1 {
-			if mid.Len() > 0 {
-				mid.WriteString(",")
-			}
-			mid.WriteString(entry)
-		}
+		return unansweredOneInTwenty(i)
 	}
-	started := time.Now()
-	expect(t, porcupine.Ok, b.String()+read(midCall, midCall+1, mid.String())+read(n*10+3000, n*10+3010, final.String()))
-	if elapsed := time.Since(started); elapsed > 5*time.Second {
-		t.Errorf("took %s", elapsed)
-	}
+	expectDecidedQuickly(t, pipelinedHistory(4000, 2001, outcome, func(i int) bool { return outcome(i) != "refused" && i%40 != 7 }))
 }
