@@ -321,7 +321,7 @@ public final class ReplicationAgent implements Agent, HostedQueues {
         long now = System.nanoTime();
         if (roles.role() == NodeStatus.Role.LEADER) {
             work += roles.updateLease(now);
-            work += leaderSession.work(now, roles.term(), now < roles.acknowledgeUntil(now));
+            work += leaderSession.work(now, roles.term(), roles.acknowledgingAfterUpdate(now));
             for (PeerLink p : peers) {
                 if (p != null && p.established() && leaderSession.quorumNewsFor(p)) {
                     sessions.sendHeartbeat(p, now); // followers bound replicated reads by it: tell them now

@@ -69,6 +69,14 @@ final class RoleController {
     }
 
     /**
+     * Whether this leader may acknowledge at {@code now}, from the deadline {@link #updateLease} published in this duty
+     * cycle (called after it, with the same {@code now}: the lease is not worked out twice per cycle).
+     */
+    boolean acknowledgingAfterUpdate(long now) {
+        return role == NodeStatus.Role.LEADER && now < publishedLeaseUntil;
+    }
+
+    /**
      * Leader, every duty cycle: advances the lease and tells the leading queues' library appenders when it changed
      * (a mapped long per queue; a follower's echo moves it about ten times a second).
      */
