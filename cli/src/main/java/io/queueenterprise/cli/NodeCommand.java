@@ -208,16 +208,21 @@ public final class NodeCommand implements Callable<Integer> {
                 spec.commandLine().getOut().println("no identity key at " + key + ": the node draws one at its next start");
                 return 0;
             }
-            String fingerprint;
+            String which;
             try {
-                fingerprint = io.queueenterprise.crypto.IdentityKey.fingerprint(
+                which = "identity " + io.queueenterprise.crypto.IdentityKey.fingerprint(
                         io.queueenterprise.crypto.IdentityKey.load(key, "identityKeyFile").publicKey());
+            } catch (io.queueenterprise.crypto.CredentialFile.UnusableCredentialException e) {
+                // deleted all the same: a key others could read (or a damaged one) is what most needs replacing
+                which = "not a usable key: " + e.getMessage();
+            }
+            try {
                 Files.delete(key);
-            } catch (io.queueenterprise.crypto.CredentialFile.UnusableCredentialException | IOException e) {
-                err.println("qe node forget-identity: " + key + ": " + e.getMessage() + "; nothing deleted");
+            } catch (IOException e) {
+                err.println("qe node forget-identity: " + key + " cannot be deleted: " + e + "; nothing deleted");
                 return 1;
             }
-            spec.commandLine().getOut().println("deleted " + key + " (identity " + fingerprint + "); restart the node: it"
+            spec.commandLine().getOut().println("deleted " + key + " (" + which + "); restart the node: it"
                     + " draws a new key, which its peers take once it is pinned again");
             return 0;
         }

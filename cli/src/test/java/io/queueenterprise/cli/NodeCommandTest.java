@@ -204,6 +204,13 @@ class NodeCommandTest {
         assertEquals(0, forgot.exitCode(), forgot.err());
         assertTrue(forgot.out().startsWith("deleted " + key + " (identity "), forgot.out());
         assertFalse(Files.exists(key));
+        // a key others could replace is deleted all the same (it most needs replacing), saying what was wrong with it
+        Files.copy(tmp.resolve("made/node.key"), key);
+        java.nio.file.Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        QeRun exposed = qe("node", "forget-identity", "--config", drawing.toString());
+        assertEquals(0, exposed.exitCode(), exposed.err());
+        assertTrue(exposed.out().startsWith("deleted " + key + " (not a usable key: "), exposed.out());
+        assertFalse(Files.exists(key));
         QeRun again = qe("node", "forget-identity", "--config", drawing.toString());
         assertEquals(0, again.exitCode(), again.err());
         assertTrue(again.out().contains("no identity key at " + key), again.out());
