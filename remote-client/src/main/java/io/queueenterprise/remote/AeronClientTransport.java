@@ -7,6 +7,7 @@ import io.aeron.Subscription;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.protocol.transport.EmbeddedTransport;
+import io.queueenterprise.protocol.transport.UdpChannels;
 import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.AgentInvoker;
@@ -93,8 +94,9 @@ final class AeronClientTransport implements ClientTransport {
 
     @Override
     public Link connect(InetSocketAddress node) {
-        ExclusivePublication publication = aeron.addExclusivePublication("aeron:udp?endpoint=" + node.getHostString() + ":"
-                + node.getPort() + "|term-length=" + RemoteQueue.TERM_LENGTH, RemoteQueue.STREAM_ID);
+        // Aeron's largest MTU to a node on loopback (batches of appends in one datagram), its default to any other
+        ExclusivePublication publication = aeron.addExclusivePublication(UdpChannels.publication(node.getHostString(),
+                node.getPort()) + "|term-length=" + RemoteQueue.TERM_LENGTH, RemoteQueue.STREAM_ID);
         return new Link() {
             @Override
             public boolean isConnected() {

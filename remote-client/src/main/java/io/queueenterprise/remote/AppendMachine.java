@@ -49,7 +49,7 @@ final class AppendMachine {
     static final long IDLE_RECONNECT_NANOS = 10_000_000_000L;
     static final long FIRST_BACKOFF_NANOS = 10_000_000L;
     /** Appends offered per step (the rest on the next: answers are read between). */
-    private static final int SENDS_PER_STEP = 64;
+    static final int SENDS_PER_STEP = 64;
 
     /** Where settled appends go, oldest first. */
     interface Settled {
@@ -101,6 +101,7 @@ final class AppendMachine {
     private long failovers;
     private long redirects;
     private long ackFrames;
+    private long lastStepNanos;
 
     AppendMachine(RemoteQueue queue, AppendWindow window, Settled settled, long ackTimeoutNanos, long backPressureTimeoutNanos) {
         this.queue = queue;
@@ -108,6 +109,11 @@ final class AppendMachine {
         this.settled = settled;
         this.ackTimeoutNanos = ackTimeoutNanos;
         this.backPressureTimeoutNanos = backPressureTimeoutNanos;
+    }
+
+    /** When the machine was last stepped (sent what waited, read answers). */
+    long lastStepNanos() {
+        return lastStepNanos;
     }
 
     /** An append was added to the window: starts the machine when it was idle. */
@@ -122,6 +128,7 @@ final class AppendMachine {
 
     /** One step in the present state; the work done (0: nothing happened, the caller may idle). */
     int step(long now) {
+        lastStepNanos = now;
         if (state != State.IDLE && !window.isEmpty() && now - window.headDeadline() > 0) {
             failWindow(ackTimeout(null));
             return 1;

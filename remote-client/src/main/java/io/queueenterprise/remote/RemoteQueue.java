@@ -92,7 +92,7 @@ public final class RemoteQueue implements AutoCloseable {
     public static final int DEFAULT_WINDOW_COUNT = 1024;
     public static final int DEFAULT_WINDOW_BYTES = 1024 * 1024;
     /** The node holds at most 8,192 acknowledgements per connection: twice this (a window and its resends). */
-    public static final int MAX_WINDOW_COUNT = 4096;
+    public static final int MAX_WINDOW_COUNT = ClientProtocol.MAX_WINDOW_APPENDS;
 
     private final String queueName;
     private final List<InetSocketAddress> addresses;
@@ -106,6 +106,7 @@ public final class RemoteQueue implements AutoCloseable {
     private final CipherMode cipherMode;
     private final Duration ackTimeout;
     private final Duration backPressureTimeout;
+    private final long sendBatchingNanos;
     private final Duration connectTimeout;
     private final SecureRandom random = new SecureRandom();
     private final ClientTransport transport;
@@ -197,6 +198,7 @@ public final class RemoteQueue implements AutoCloseable {
         this.cipherMode = b.cipherMode;
         this.ackTimeout = b.ackTimeout;
         this.backPressureTimeout = b.backPressureTimeout;
+        this.sendBatchingNanos = b.sendBatching.toNanos();
         this.connectTimeout = b.connectTimeout;
         this.clock = b.clock;
         this.idle = b.idle != null ? b.idle : new BackoffIdleStrategy(10, 20, 1_000, 100_000);
@@ -398,6 +400,11 @@ public final class RemoteQueue implements AutoCloseable {
 
     long ackTimeoutNanos() {
         return ackTimeout.toNanos();
+    }
+
+    /** How long a pipelined write may leave its append for a later call to send (0: never). */
+    long sendBatchingNanos() {
+        return sendBatchingNanos;
     }
 
     long backPressureTimeoutNanos() {
@@ -788,6 +795,7 @@ public final class RemoteQueue implements AutoCloseable {
         private Duration ackTimeout = Duration.ofSeconds(5);
         private Duration backPressureTimeout = Duration.ofSeconds(1);
         private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration sendBatching = Duration.ZERO;
         private int windowCount = DEFAULT_WINDOW_COUNT;
         private int windowBytes = DEFAULT_WINDOW_BYTES;
         private String replyHost;
@@ -866,6 +874,20 @@ public final class RemoteQueue implements AutoCloseable {
         public Builder window(int count, int bytes) {
             this.windowCount = count;
             this.windowBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Lets {@link RemoteAppender#writeAsync} leave its append, while earlier ones are in flight, for a later call to
+         * send together with the next ones (one datagram and one duty cycle of the leader for many appends instead of
+         * one each), as long as the appender was driven less than {@code linger} ago and fewer than 64 appends wait.
+         * Default zero: every {@code writeAsync} sends its append before it returns. With the embedded media driver the
+         * application's thread is the driver, so what waits is sent only by the appender's next {@code writeAsync},
+         * {@code poll}, {@code flush}, blocking write or {@code close}: for a streaming writer that polls (it must, to
+         * hear its outcomes), not for one that writes a burst and then goes quiet without polling.
+         */
+        public Builder sendBatching(Duration linger) {
+            this.sendBatching = linger;
             return this;
         }
 
@@ -948,6 +970,9 @@ public final class RemoteQueue implements AutoCloseable {
             positive(label, "ackTimeout", ackTimeout);
             positive(label, "backPressureTimeout", backPressureTimeout);
             positive(label, "connectTimeout", connectTimeout);
+            if (sendBatching == null || sendBatching.isNegative() || sendBatching.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw bad(label, "sendBatching: " + sendBatching + " is not in 0..1 s (zero: every write sent at once)");
+            }
             if (windowCount < 1 || windowCount > MAX_WINDOW_COUNT) {
                 throw bad(label, "window: count " + windowCount + " is not in 1.." + MAX_WINDOW_COUNT);
             }

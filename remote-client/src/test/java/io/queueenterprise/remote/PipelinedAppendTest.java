@@ -208,4 +208,62 @@ class PipelinedAppendTest extends FakeNodesFixture {
             assertEquals(range(1000, 4), outcomes.indexes, "the window was resent and acknowledged");
         }
     }
+
+    @Test
+    void withSendBatchingAWriteWhileOthersAreInFlightWaitsForTheNextStepAndGoesWithThem() {
+        Outcomes outcomes = new Outcomes();
+        try (RemoteQueue queue = RemoteQueue.builder(A, B).queue(QUEUE).clientCredential(credentialFile).keyRing(ring)
+                .transport(nodes).clock(nodes.clock).idleStrategy(org.agrona.concurrent.NoOpIdleStrategy.INSTANCE)
+                .sendBatching(java.time.Duration.ofMillis(50)).build();
+             RemoteAppender appender = queue.createAppender(outcomes)) {
+            nodes.holdAcks = true;
+            appender.writeAsync(bytes("m0"), 0, 2, 0);
+            assertEquals(1, nodes.arrivals.size(), "the first of a burst is sent at once");
+            for (int i = 1; i < 10; i++) {
+                appender.writeAsync(bytes("m" + i), 0, 2, i);
+            }
+            assertEquals(1, nodes.arrivals.size(), "the next ones wait: the appender was driven less than the linger ago");
+            appender.poll();
+            assertEquals(10, nodes.arrivals.size(), "one step sends what waited");
+            nodes.nanos += 60_000_000L; // past the linger
+            appender.writeAsync(bytes("m10"), 0, 3, 10);
+            assertEquals(11, nodes.arrivals.size(), "a write after the linger is sent at once");
+            for (int i = 11; i < 11 + RemoteAppender.SEND_BATCH; i++) {
+                appender.writeAsync(bytes("m"), 0, 1, i);
+            }
+            assertEquals(11 + RemoteAppender.SEND_BATCH, nodes.arrivals.size(), "a full batch is sent without waiting for a step");
+            appender.writeAsync(bytes("last"), 0, 4, 11 + RemoteAppender.SEND_BATCH);
+            nodes.holdAcks = false;
+            appender.flush();
+            assertEquals(range(0, 12 + RemoteAppender.SEND_BATCH), outcomes.correlations, "settled in write order");
+            assertEquals(range(1000, 12 + RemoteAppender.SEND_BATCH), outcomes.indexes, "each at its index, once");
+            assertEquals(12 + RemoteAppender.SEND_BATCH, nodes.arrivals.size(), "nothing resent");
+        }
+    }
+
+    @Test
+    void withoutSendBatchingEveryWriteIsSentBeforeItReturns() {
+        Outcomes outcomes = new Outcomes();
+        try (RemoteQueue queue = connect(); RemoteAppender appender = queue.createAppender(outcomes)) {
+            nodes.holdAcks = true;
+            for (int i = 0; i < 10; i++) {
+                appender.writeAsync(bytes("m" + i), 0, 2, i);
+                assertEquals(i + 1, nodes.arrivals.size(), "write " + i + " sent before writeAsync returned");
+            }
+            nodes.holdAcks = false;
+            appender.flush();
+            assertEquals(range(0, 10), outcomes.correlations);
+        }
+    }
+
+    @Test
+    void aSendBatchingLingerOutsideZeroToOneSecondIsRefusedByName() {
+        for (java.time.Duration wrong : java.util.Arrays.asList(java.time.Duration.ofNanos(-1), java.time.Duration.ofSeconds(2), null)) {
+            RemoteQueueException e = org.junit.jupiter.api.Assertions.assertThrows(RemoteQueueException.class,
+                    () -> RemoteQueue.builder(A, B).queue(QUEUE).clientCredential(credentialFile).keyRing(ring).transport(nodes)
+                            .sendBatching(wrong).build());
+            assertEquals(RemoteQueueException.Reason.BAD_CONFIGURATION, e.reason());
+            assertTrue(e.getMessage().contains("sendBatching: " + wrong + " is not in 0..1 s"), e.getMessage());
+        }
+    }
 }

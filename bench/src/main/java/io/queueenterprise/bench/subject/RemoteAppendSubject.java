@@ -141,16 +141,19 @@ public final class RemoteAppendSubject implements Subject {
 
     /**
      * Opens the two-node cluster serving remote clients in {@code config.runDir()} (what {@code qe ratios --replicated}
-     * measures too: its {@code remote-append-*} subjects write through {@link #newClient()}).
+     * measures too: its {@code remote-append-*} subjects write through {@link #newClient}).
      */
     public static RemoteAppendSubject open(SubjectConfig config, AckMode ackMode) throws IOException {
         return new RemoteAppendSubject(config, ackMode, false);
     }
 
-    /** A remote client of this cluster, with the default window: built on, and driven by, the calling thread. */
-    public RemoteQueue newClient() {
+    /**
+     * A remote client of this cluster, with the default window and {@code sendBatching} (zero: each write sent at once,
+     * the default): built on, and driven by, the calling thread.
+     */
+    public RemoteQueue newClient(Duration sendBatching) {
         return RemoteQueue.builder(clientAddresses()).queue(QUEUE).clientCredential(clientCredential).keyRing(ring)
-                .ackTimeout(ACK_TIMEOUT).build();
+                .ackTimeout(ACK_TIMEOUT).sendBatching(sendBatching).build();
     }
 
     private EnterpriseQueue.Builder leaderQueueBuilder() {
@@ -202,7 +205,7 @@ public final class RemoteAppendSubject implements Subject {
             return LibrarySubject.producerOf(leaderQueue, config);
         }
         // built on the producer thread: the client is driven by the thread that writes
-        RemoteQueue remote = newClient();
+        RemoteQueue remote = newClient(Duration.ZERO); // latency at fixed rates: the client's default
         // pipelined: writeAsync keeps up to the window in flight; the latency is read where the consumer reads
         io.queueenterprise.remote.RemoteAppender appender = remote.createAppender(new io.queueenterprise.remote.AppendListener() {
             @Override public void onAcknowledged(long correlation, long index) {

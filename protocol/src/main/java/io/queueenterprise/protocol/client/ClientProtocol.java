@@ -32,6 +32,11 @@ public final class ClientProtocol {
     public static final int VERSION = 3;
     /** The most writes one APPEND_ACK acknowledges (8 KiB of indexes: a reply channel's message is at most 16 KiB). */
     public static final int MAX_ACKS_PER_FRAME = 1024;
+    /**
+     * The most appends one client keeps in flight (its window's largest count): after a failover it resends at most
+     * these, its epoch's latest, and a node remembers the index of each epoch's latest this many.
+     */
+    public static final int MAX_WINDOW_APPENDS = 4096;
     /** An X25519 public key (CONNECT, CHALLENGE). */
     public static final int EPHEMERAL_LENGTH = 32;
     /** An Ed25519 signature (PROOF, CLAIM). */

@@ -8,6 +8,7 @@ import io.aeron.Subscription;
 import io.aeron.logbuffer.Header;
 import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.protocol.transport.UdpChannels;
 import io.queueenterprise.protocol.client.AppendAckEncoder;
 import io.queueenterprise.protocol.client.AppendDecoder;
 import io.queueenterprise.protocol.client.AppendPendingEncoder;
@@ -447,7 +448,7 @@ public final class ClientGateway {
     private Session open(long connection, String host, int port, String queueName, byte[] clientNonce) {
         ExclusivePublication publication;
         try {
-            publication = aeron.addExclusivePublication("aeron:udp?endpoint=" + host + ":" + port + REPLY_CHANNEL_OPTIONS, STREAM_ID);
+            publication = aeron.addExclusivePublication(UdpChannels.endpoint(host, port) + REPLY_CHANNEL_OPTIONS, STREAM_ID);
         } catch (RuntimeException e) {
             drop(ClientDrop.MALFORMED); // an address Aeron cannot use
             return null;

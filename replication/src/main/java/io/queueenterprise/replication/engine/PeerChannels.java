@@ -6,6 +6,7 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.queueenterprise.protocol.transport.EmbeddedTransport;
+import io.queueenterprise.protocol.transport.UdpChannels;
 import io.queueenterprise.replication.ReplicationException;
 
 import org.slf4j.Logger;
@@ -106,32 +107,12 @@ final class PeerChannels {
     }
 
     private static String channel(EngineSettings.Peer peer) {
-        return "aeron:udp?endpoint=" + peer.host() + ":" + peer.replicationPort();
+        return UdpChannels.endpoint(peer.host(), peer.replicationPort());
     }
 
-    /**
-     * Aeron's largest datagram, for a peer on this host's loopback interface (its MTU is 64 KiB: nothing is fragmented).
-     * Aeron's sender sends one datagram per publication and duty cycle, and a datagram on loopback costs the sender a
-     * system call that also runs the receiving socket's path: with the default MTU (1,408 bytes) a 64 KiB batch takes
-     * 47 duty cycles and system calls on each side, with this one 2.
-     */
-    static final int LOOPBACK_MTU = 65504;
-
-    /**
-     * The channel to a peer: to a loopback address with {@link #LOOPBACK_MTU}; to any other, Aeron's default MTU, which
-     * fits an Ethernet frame (a larger one would be fragmented by IP on a path whose MTU this node cannot know, and
-     * one lost fragment loses the whole datagram). The MTU is the sender's choice: the receiver takes any datagram.
-     */
+    /** The channel to a peer: {@link UdpChannels#publication}, Aeron's largest MTU on loopback. */
     static String publicationChannel(EngineSettings.Peer peer) {
-        String channel = channel(peer);
-        return isLoopback(peer.host()) ? channel + "|mtu=" + LOOPBACK_MTU : channel;
-    }
-
-    /** A loopback address written as such (127.0.0.0/8, ::1, localhost); names are never looked up here. */
-    static boolean isLoopback(String host) {
-        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        return h.equalsIgnoreCase("localhost") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1")
-                || (h.startsWith("127.") && PeerResolver.isAddress(h));
+        return UdpChannels.publication(peer.host(), peer.replicationPort());
     }
 
     /**
