@@ -64,7 +64,12 @@ final class StatusElectionRecorder implements ElectionRecorder {
         status.setFailover(failover);
         status.setConditions(failingOver(status, plan, fresh.getMetadata().getGeneration()));
         fresh.setStatus(status);
-        client.resources(QueueCluster.class).inNamespace(fresh.getMetadata().getNamespace()).resource(fresh).updateStatus();
+        QueueCluster written = client.resources(QueueCluster.class).inNamespace(fresh.getMetadata().getNamespace())
+            .resource(fresh).updateStatus();
+        // The reconcile's own status patch carries the resource's version: with the version read at its start it was
+        // refused (409, "the object has been modified") after every election, and the leader reached status only at
+        // the retry, seconds later (16 refusals in one suite run, most in NodeInPodsIT's failover and rolling update).
+        cluster.getMetadata().setResourceVersion(written.getMetadata().getResourceVersion());
         // what the rest of this reconcile builds on
         QueueClusterStatus local = cluster.getStatus() != null ? cluster.getStatus() : new QueueClusterStatus();
         local.setTerm(plan.term());

@@ -32,7 +32,7 @@ import io.queueenterprise.operator.api.QueueCluster;
  * runs no volume provisioner for the tests: {@code node.sh}'s runs only beside a cluster started by hand, for its
  * default class), their directories, random key material.
  */
-final class TestbedFixtures {
+public final class TestbedFixtures {
     static final String CRD_NAME = "queueclusters.queue-enterprise.io";
     /** The node image's user (and group): the owner of a volume the node writes before the kubelet applies fsGroup. */
     static final int NODE_UID = 10001;
@@ -46,7 +46,7 @@ final class TestbedFixtures {
     }
 
     /** Applies the generated CRD (server-side) and waits until the API server has established it. */
-    static void installCrd(KubernetesClient client) throws IOException {
+    public static void installCrd(KubernetesClient client) throws IOException {
         installCrd(client, Path.of(System.getProperty("qe.crd.file")));
     }
 
@@ -62,7 +62,7 @@ final class TestbedFixtures {
     }
 
     /** Deletes the CRD and waits until it is gone: the next test class applies it again, which a terminating CRD refuses. */
-    static void removeCrd(KubernetesClient client) {
+    public static void removeCrd(KubernetesClient client) {
         client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
         client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).waitUntilCondition(Objects::isNull, 2, TimeUnit.MINUTES);
     }
