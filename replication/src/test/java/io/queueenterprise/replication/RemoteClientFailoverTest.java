@@ -45,6 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @org.junit.jupiter.api.Tag("process")
 @org.junit.jupiter.api.Tag("slow")
 class RemoteClientFailoverTest {
+    /** {@code sendBatching} of the second writer: its appends wait, in its window, for the next step. */
+    private static final Duration SECOND_CLIENT_LINGER = Duration.ofMillis(5);
     private static final String QUEUE = "payments";
     private static final Duration CONVERGE = Duration.ofSeconds(60);
     /** Remote clients writing at once, each with its own window. */
@@ -171,7 +173,9 @@ class RemoteClientFailoverTest {
     /**
      * One writer: a RemoteQueue appending its numbered stream with {@link RemoteAppender#writeAsync} (a window of
      * {@link #WINDOW} in flight), paced to about {@link #RATE} a second so that a trial's history stays checkable; while a
-     * leader is dead the window fills (counted in {@code fullWindows}) and the writer waits in writeAsync.
+     * leader is dead the window fills (counted in {@code fullWindows}) and the writer waits in writeAsync. The second
+     * client batches its sends ({@link #SECOND_CLIENT_LINGER}: longer than its pace, so each write while others are in
+     * flight waits for the pacing loop's next poll), the first sends each write at once.
      */
     private static void write(int client, TestCluster cluster, KeyRing ring, OperationHistory history, Map<Long, Long> acknowledged,
                               Map<Long, Boolean> uncertain, AtomicReference<Throwable> failure, AtomicBoolean stop, long[] written,
@@ -198,7 +202,8 @@ class RemoteClientFailoverTest {
         };
         try (RemoteQueue remote = RemoteQueue.builder(cluster.clientAddresses()).queue(QUEUE)
                 .clientCredential(cluster.clientCredential).keyRing(ring).ackTimeout(Duration.ofSeconds(20))
-                .backPressureTimeout(Duration.ofSeconds(20)).window(WINDOW, RemoteQueue.DEFAULT_WINDOW_BYTES).build();
+                .backPressureTimeout(Duration.ofSeconds(20)).window(WINDOW, RemoteQueue.DEFAULT_WINDOW_BYTES)
+                .sendBatching(client == 1 ? SECOND_CLIENT_LINGER : Duration.ZERO).build();
              RemoteAppender appender = remote.createAppender(listener)) {
             long started = System.nanoTime();
             for (long n = 0; !stop.get(); n++) {
