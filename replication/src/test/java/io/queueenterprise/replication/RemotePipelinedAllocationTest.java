@@ -7,7 +7,6 @@ import io.queueenterprise.remote.RemoteQueue;
 import io.queueenterprise.remote.RemoteQueueException;
 import io.queueenterprise.queue.ReplicaStore;
 import net.openhft.chronicle.queue.RollCycles;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -42,8 +41,10 @@ class RemotePipelinedAllocationTest {
     @TempDir
     Path tmp;
 
-    @Test
-    void pipelinedRemoteAppendsAllocateNothingOfOursPerAppend() throws Exception {
+    /** Without send batching (the default: each append sent as written) and with it (appends sent in batches). */
+    @org.junit.jupiter.params.ParameterizedTest(name = "sendBatching {0} ns")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {0, 20_000})
+    void pipelinedRemoteAppendsAllocateNothingOfOursPerAppend(long sendBatchingNanos) throws Exception {
         assumeTrue(DutyThreadAllocations.aeronPollsWithoutIterators(), "run in this module's allocation execution"
                 + " (org.agrona.transport.iteration.threshold=-1): Aeron's default poll loop allocates as the JIT decides");
         TestCluster cluster = new TestCluster(tmp, 2, List.of(TestCluster.sealedQueue(QUEUE, AckMode.QUORUM))).serveClients();
@@ -75,7 +76,7 @@ class RemotePipelinedAllocationTest {
                 Thread writer = new Thread(() -> {
                     try (RemoteQueue remote = RemoteQueue.builder(cluster.clientAddresses()).queue(QUEUE)
                             .clientCredential(cluster.clientCredential).keyRing(ring).ackTimeout(Duration.ofSeconds(30))
-                            .backPressureTimeout(Duration.ofSeconds(30)).build();
+                            .backPressureTimeout(Duration.ofSeconds(30)).sendBatching(Duration.ofNanos(sendBatchingNanos)).build();
                          RemoteAppender appender = remote.createAppender(listener)) {
                         byte[] payload = new byte[64];
                         write(appender, payload, followerStore); // warm-up: buffers grown, code compiled
@@ -101,7 +102,7 @@ class RemotePipelinedAllocationTest {
             long ackFrames = leader.clientGateway().ackFrames();
             long appended = leader.clientGateway().appended();
             System.out.printf("the gateway sent %,d APPEND_ACK frames for %,d appends%n", ackFrames, appended);
-            System.out.printf("pipelined remote appends: %,d measured in %.2f s; bytes allocated (exact) by the leader's (and its"
+            System.out.printf("pipelined remote appends (sendBatching " + sendBatchingNanos + " ns): %,d measured in %.2f s; bytes allocated (exact) by the leader's (and its"
                     + " gateway's), the follower's and the follower writer's threads %s; the client's writing thread"
                     + " (RemoteAppender, its embedded media driver and conductor) %,d%n", APPENDS, seconds[0], allocated.get(), writerBytes[0]);
             assertTrue(ackFrames * 4 < appended, "acks coalesced: " + ackFrames + " frames for " + appended + " appends");
