@@ -72,7 +72,7 @@ public final class TestbedFixtures {
      * the namespace. A wait that times out is reported on stderr and the namespace is deleted all the same, so the
      * rest of a teardown (volumes, the CRD) still runs.
      */
-    static void deleteNamespace(KubernetesClient client, String namespace) {
+    public static void deleteNamespace(KubernetesClient client, String namespace) {
         client.resources(QueueCluster.class).inNamespace(namespace).delete();
         client.pods().inNamespace(namespace).withGracePeriod(0).delete();
         try {

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -63,9 +62,7 @@ class ElectionRecordIT {
             assertEquals(2L, stored.getStatus().getTerm());
             assertEquals("elected-1", stored.getStatus().getLeader(), "the reconcile's own status patch was taken");
         } finally {
-            client.resources(QueueCluster.class).inNamespace(namespace).delete();
-            client.namespaces().withName(namespace).delete();
-            client.namespaces().withName(namespace).waitUntilCondition(java.util.Objects::isNull, 2, TimeUnit.MINUTES);
+            TestbedFixtures.deleteNamespace(client, namespace);
             TestbedFixtures.removeCrd(client);
         }
     }

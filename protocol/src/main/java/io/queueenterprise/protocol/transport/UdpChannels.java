@@ -35,6 +35,11 @@ public final class UdpChannels {
         return isLoopback(host) ? channel + "|mtu=" + LOOPBACK_MTU : channel;
     }
 
+    /** An address written as such (IPv4 dotted, IPv6 with colons or in brackets), not a name to look up. */
+    public static boolean isAddressLiteral(String host) {
+        return IPV4.matcher(host).matches() || host.indexOf(':') >= 0 || host.startsWith("[");
+    }
+
     /** A loopback address written as such (127.0.0.0/8, ::1, localhost); names are never looked up here. */
     public static boolean isLoopback(String host) {
         String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;

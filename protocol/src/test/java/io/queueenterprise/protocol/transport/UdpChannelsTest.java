@@ -22,6 +22,10 @@ class UdpChannelsTest {
         assertFalse(UdpChannels.isLoopback("127.example.com"));
         assertFalse(UdpChannels.isLoopback("::ffff:10.0.0.1"));
         assertFalse(UdpChannels.isLoopback("0.0.0.0"));
+        assertTrue(UdpChannels.isAddressLiteral("10.0.0.7"));
+        assertTrue(UdpChannels.isAddressLiteral("fe80::1"));
+        assertTrue(UdpChannels.isAddressLiteral("[::1]"));
+        assertFalse(UdpChannels.isAddressLiteral("replica-1.qe"));
         assertEquals(0, UdpChannels.LOOPBACK_MTU % 32, "Aeron takes MTUs in multiples of 32 bytes");
     }
 }

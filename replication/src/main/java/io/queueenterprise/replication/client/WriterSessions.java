@@ -56,10 +56,7 @@ final class WriterSessions {
             lastSequence.clear();
             lastIndex.clear();
             ringOf.clear();
-            for (int r = 0; r < ringsAssigned; r++) {
-                ringEpoch[r] = NONE;
-            }
-            ringsAssigned = 0;
+            ringsAssigned = 0; // each ring's epoch and run are set again as it is assigned
             cachedEpoch = NONE;
             cachedRing = -1;
             store = current;
@@ -92,7 +89,7 @@ final class WriterSessions {
 
     private void remember(long epoch, long sequence, long index) {
         int r = ringFor(epoch);
-        if (sequence != ringLast[r] + 1 || ringLast[r] < 0) {
+        if (ringLast[r] < 0 || sequence != ringLast[r] + 1) {
             ringFirst[r] = sequence; // a new run: nothing before it is known (never the case for a node's own appends)
         } else if (sequence - ringFirst[r] >= PER_EPOCH) {
             ringFirst[r] = sequence - PER_EPOCH + 1; // the slot this one takes held the run's oldest

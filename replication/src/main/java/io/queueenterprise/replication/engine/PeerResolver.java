@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Pattern;
 
 /**
  * Looks up the peers' host names off the duty thread, and again with bounded backoff while a name does not resolve:
@@ -29,7 +28,6 @@ final class PeerResolver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerResolver.class);
     static final long FIRST_RETRY_NANOS = 250_000_000L;
     static final long MAX_RETRY_NANOS = 30_000_000_000L;
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
     private final String nodeId;
     private final List<String> hosts;
@@ -63,7 +61,7 @@ final class PeerResolver implements AutoCloseable {
     }
 
     static boolean isAddress(String host) {
-        return IPV4.matcher(host).matches() || host.indexOf(':') >= 0 || host.startsWith("[");
+        return io.queueenterprise.protocol.transport.UdpChannels.isAddressLiteral(host);
     }
 
     /** Whether the peer's host resolved (a publication to it can be added now). Any thread. */
