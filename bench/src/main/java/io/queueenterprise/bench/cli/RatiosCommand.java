@@ -45,6 +45,10 @@ public final class RatiosCommand implements Callable<Integer> {
             + " lease, in wall time")
     boolean replicated;
 
+    @Option(names = "--send-batching-us", description = "with --replicated: the remote clients' sendBatching linger in"
+            + " microseconds, 0 to 1000000 (0: each append sent as written; default ${DEFAULT-VALUE})", defaultValue = "20")
+    long sendBatchingMicros;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -54,6 +58,12 @@ public final class RatiosCommand implements Callable<Integer> {
         check.sizes(sizes, 1 << 20, "");
         check.atLeast("--slice", slice, 1000, " operations", ": shorter slices measure the clock");
         check.rounds(rounds, warmupRounds);
+        if (!replicated && spec.commandLine().getParseResult().hasMatchedOption("--send-batching-us")) {
+            throw check.bad("--send-batching-us: only with --replicated (it sets the remote clients' linger)");
+        }
+        if (sendBatchingMicros < 0 || sendBatchingMicros > 1_000_000) {
+            throw check.bad("--send-batching-us: " + sendBatchingMicros + " is not in 0..1000000 (microseconds; 0: no batching)");
+        }
         List<String> subjects = replicated ? PathRatios.REPLICATED_SUBJECTS : PathRatios.SUBJECTS;
         if (only != null && !subjects.contains(only)) {
             throw check.bad("--only: no subject named '" + only + "'; the subjects are " + subjects);
@@ -61,7 +71,8 @@ public final class RatiosCommand implements Callable<Integer> {
         RoundOptions.printMachine("ratios");
         for (int size : sizes) {
             PathRatios.Result result = new PathRatios(size, slice, rounds, warmupRounds, seed).only(only)
-                    .replicated(replicated).run(System.err);
+                    .replicated(replicated)
+                    .remoteSendBatching(java.time.Duration.ofNanos(sendBatchingMicros * 1000)).run(System.err);
             PathRatios.print(result, System.out);
         }
         RoundOptions.printLoadAfter();

@@ -287,14 +287,15 @@ abstract class ExcerptPath implements AutoCloseable {
      * replication leader with a follower (both in this process, the lease on): the client's window (1,024 appends or
      * 1 MiB) kept full, a slice done when every append of it is acknowledged (async: by the leader's append; quorum:
      * once the follower holds it too). The client seals each message (AES_128_CTR_POLY1305) and signs its write tag,
-     * and batches its sends ({@link #SEND_BATCHING}): a streaming writer's setting, which the slice's loop is.
+     * and batches its sends ({@link #DEFAULT_SEND_BATCHING} unless {@code qe ratios --send-batching-us} says otherwise;
+     * 0: each append sent as written): a streaming writer's setting, which the slice's loop is.
      */
     static final class Remote extends ExcerptPath implements AppendListener {
         /**
          * {@code RemoteQueue.Builder.sendBatching}: a write while others are in flight may wait up to this long for the
-         * next ones (measured here: 20 µs took a 40 B remote append from 10-12 µs to 3.5-4.9 µs alone on 2 loaded cores).
+         * next ones (20 µs: the best of 5, 20 and 100 µs measured alone, docs/perf-data/2026-12-07-remote-batching).
          */
-        static final java.time.Duration SEND_BATCHING = java.time.Duration.ofNanos(20_000);
+        public static final java.time.Duration DEFAULT_SEND_BATCHING = java.time.Duration.ofNanos(20_000);
         private final RemoteAppendSubject cluster;
         private final RemoteQueue client;
         private final RemoteAppender appender;
@@ -302,16 +303,16 @@ abstract class ExcerptPath implements AutoCloseable {
         private long acknowledged;
         private RemoteQueueException failure;
 
-        Remote(Path dir, int size, AckMode mode) throws java.io.IOException {
+        Remote(Path dir, int size, AckMode mode, java.time.Duration sendBatching) throws java.io.IOException {
             super(mode == AckMode.QUORUM ? "remote-append-quorum" : "remote-append-async",
                     "remote client (AES_128_CTR_POLY1305) writeAsync over Aeron UDP loopback to a replication leader"
                             + " with a follower, " + mode + ", its window kept full, sends batched (linger "
-                            + SEND_BATCHING.toNanos() / 1000 + " µs); done when every append is acknowledged");
+                            + sendBatching.toNanos() / 1000 + " µs); done when every append is acknowledged");
             java.nio.file.Files.createDirectories(dir);
             cluster = RemoteAppendSubject.open(new SubjectConfig(Math.max(size, Long.BYTES), dir, 1024), mode);
             RemoteQueue opened = null;
             try {
-                opened = cluster.newClient(SEND_BATCHING);
+                opened = cluster.newClient(sendBatching);
                 appender = opened.createAppender(this);
             } catch (RuntimeException e) {
                 if (opened != null) {

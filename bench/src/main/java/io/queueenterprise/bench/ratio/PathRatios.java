@@ -46,24 +46,27 @@ public final class PathRatios {
         TARGETS.put("library-ctr-poly1305", new double[]{0.6, 0.5});
     }
 
-    /** How a subject is opened: in a queue folder of its own (created here), for one excerpt size and key ring. */
+    /**
+     * How a subject is opened: in a queue folder of its own (created here), for one excerpt size and key ring; a remote
+     * client with {@code sendBatching} as its linger (the other subjects ignore it).
+     */
     private interface Opener {
-        ExcerptPath open(Path folder, int size, KeyRing ring) throws IOException;
+        ExcerptPath open(Path folder, int size, KeyRing ring, java.time.Duration sendBatching) throws IOException;
     }
 
     /** Every subject by name, in the order of the table. */
     private static final Map<String, Opener> OPENERS = new LinkedHashMap<>();
 
     static {
-        OPENERS.put("chronicle-raw", (dir, size, ring) -> new ExcerptPath.ChronicleRaw(Files.createDirectory(dir), size, false));
-        OPENERS.put("chronicle-raw-heap", (dir, size, ring) -> new ExcerptPath.ChronicleRaw(Files.createDirectory(dir), size, true));
-        OPENERS.put("chronicle-raw-document", (dir, size, ring) -> new ExcerptPath.ChronicleRawDocument(Files.createDirectory(dir), size));
-        OPENERS.put("library-plain", (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, null));
-        OPENERS.put("library-ctr", (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR));
+        OPENERS.put("chronicle-raw", (dir, size, ring, batching) -> new ExcerptPath.ChronicleRaw(Files.createDirectory(dir), size, false));
+        OPENERS.put("chronicle-raw-heap", (dir, size, ring, batching) -> new ExcerptPath.ChronicleRaw(Files.createDirectory(dir), size, true));
+        OPENERS.put("chronicle-raw-document", (dir, size, ring, batching) -> new ExcerptPath.ChronicleRawDocument(Files.createDirectory(dir), size));
+        OPENERS.put("library-plain", (dir, size, ring, batching) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, null));
+        OPENERS.put("library-ctr", (dir, size, ring, batching) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR));
         OPENERS.put("library-ctr-poly1305",
-                (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
-        OPENERS.put("seal+open-ctr", (dir, size, ring) -> new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR));
-        OPENERS.put("seal+open-ctr-poly1305", (dir, size, ring) -> new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR_POLY1305));
+                (dir, size, ring, batching) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
+        OPENERS.put("seal+open-ctr", (dir, size, ring, batching) -> new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR));
+        OPENERS.put("seal+open-ctr-poly1305", (dir, size, ring, batching) -> new ExcerptPath.SealOpen(size, ring, CipherMode.AES_128_CTR_POLY1305));
     }
 
     /** Every subject, in the order of the table. */
@@ -80,11 +83,11 @@ public final class PathRatios {
 
     static {
         REPLICATED_OPENERS.put("library-ctr-poly1305",
-                (dir, size, ring) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
-        REPLICATED_OPENERS.put("replicated-async", (dir, size, ring) -> new ExcerptPath.Replicated(dir, size, AckMode.ASYNC));
-        REPLICATED_OPENERS.put("replicated-quorum", (dir, size, ring) -> new ExcerptPath.Replicated(dir, size, AckMode.QUORUM));
-        REPLICATED_OPENERS.put("remote-append-async", (dir, size, ring) -> new ExcerptPath.Remote(dir, size, AckMode.ASYNC));
-        REPLICATED_OPENERS.put("remote-append-quorum", (dir, size, ring) -> new ExcerptPath.Remote(dir, size, AckMode.QUORUM));
+                (dir, size, ring, batching) -> new ExcerptPath.Library(Files.createDirectory(dir), size, ring, CipherMode.AES_128_CTR_POLY1305));
+        REPLICATED_OPENERS.put("replicated-async", (dir, size, ring, batching) -> new ExcerptPath.Replicated(dir, size, AckMode.ASYNC));
+        REPLICATED_OPENERS.put("replicated-quorum", (dir, size, ring, batching) -> new ExcerptPath.Replicated(dir, size, AckMode.QUORUM));
+        REPLICATED_OPENERS.put("remote-append-async", (dir, size, ring, batching) -> new ExcerptPath.Remote(dir, size, AckMode.ASYNC, batching));
+        REPLICATED_OPENERS.put("remote-append-quorum", (dir, size, ring, batching) -> new ExcerptPath.Remote(dir, size, AckMode.QUORUM, batching));
     }
 
     /** The replicated suite's subjects, in the order of the table. */
@@ -113,6 +116,14 @@ public final class PathRatios {
     private final long seed;
     /** Run just this subject (for a profiler), or null for all. */
     private String only;
+
+    /** The remote subjects' {@code RemoteQueue.Builder.sendBatching} linger. */
+    private java.time.Duration remoteSendBatching = ExcerptPath.Remote.DEFAULT_SEND_BATCHING;
+
+    public PathRatios remoteSendBatching(java.time.Duration linger) {
+        this.remoteSendBatching = linger;
+        return this;
+    }
 
     public PathRatios only(String subject) {
         this.only = subject;
@@ -174,7 +185,7 @@ public final class PathRatios {
         try {
             for (Map.Entry<String, Opener> subject : (replicated ? REPLICATED_OPENERS : OPENERS).entrySet()) {
                 if (only == null || only.equals(subject.getKey())) {
-                    paths.add(subject.getValue().open(root.resolve(subject.getKey()), size, ring));
+                    paths.add(subject.getValue().open(root.resolve(subject.getKey()), size, ring, remoteSendBatching));
                 }
             }
             if (paths.isEmpty()) {
