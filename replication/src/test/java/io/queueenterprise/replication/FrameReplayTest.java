@@ -46,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FrameReplayTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration LOOP = Duration.ofSeconds(30);
+    /** About half a million injected frames here, every captured one replayed and reflected thousands of times. */
+    private static final Duration LOOP = Duration.ofSeconds(10);
     /** Copies of each frame sent when a type is replayed alone. */
     private static final int ALONE = 20;
     private static final int LARGE_EXCERPT = 200 * 1024;

@@ -25,6 +25,12 @@ public final class Testbed {
     private final TestbedScripts scripts;
     private final ClusterDns clusterDns;
     private final boolean clusterServicesRunning;
+    /**
+     * Image archives already imported into this cluster's containerd. An archive is named by a hash of its contents
+     * (build-image.sh), so one imported stays right until the cluster goes down: a second import of it (the bench
+     * image, once per calibration test) would unpack the same layers again for nothing.
+     */
+    private final java.util.Set<String> imported = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Testbed(KubernetesClient client, String nodeName, String nodeImage, Path kubeconfig,
             Path podResourcesHelper, Path podResourcesSocket, TestbedScripts scripts, ClusterDns clusterDns,
@@ -78,7 +84,10 @@ public final class Testbed {
     public String importImage(String kind, Path appDirectory, String tag) {
         String imageTar = scripts.run(10, TimeUnit.MINUTES, "build-image.sh", kind, "--app-dir", appDirectory.toString(),
             "--tag", tag).trim();
-        scripts.run(2, TimeUnit.MINUTES, "node.sh", "import-image", imageTar);
+        if (!imported.contains(imageTar)) {
+            scripts.run(2, TimeUnit.MINUTES, "node.sh", "import-image", imageTar);
+            imported.add(imageTar);
+        }
         return "queue-enterprise.local/" + kind + ":" + tag;
     }
 

@@ -153,7 +153,7 @@ class CalibrationJobIT {
         spec.setStorage(storage);
         CalibrationRequest request = new CalibrationRequest();
         request.setRequest("it");
-        request.setTimeLimitSeconds(20);
+        request.setTimeLimitSeconds(10);   // the least the CRD takes: the mechanism is the subject, not the figures
         request.setDurationSeconds(1);
         request.setWarmupSeconds(1);
         spec.setCalibration(request);

@@ -114,7 +114,11 @@ class RemoteClientExampleIT {
     private String namespace;
     private String storageClass;
     private ReplicaVolumes volumes;
-    private String exampleImage;
+    /** The example's build and image import, under way while the cluster starts (both mostly wait on other things). */
+    private final java.util.concurrent.ExecutorService imageBuilder = java.util.concurrent.Executors.newSingleThreadExecutor(
+        runnable -> new Thread(runnable, "example-image-build"));
+    private java.util.concurrent.Future<String> exampleImage;
+    private String builtImage;
     private QueueEnterpriseOperator operator;
     private KubernetesClient operatorClient;
     private Path work;
@@ -129,7 +133,7 @@ class RemoteClientExampleIT {
         assumeTrue(testbed.clusterDnsServed(), "the test bed's cluster DNS is not running (port 53 on the node IP taken?):"
             + " the pods could not resolve the replicas' names");
         work = Files.createTempDirectory(TestbedFixtures.workDirectory(), "remote-client-example-");
-        exampleImage = buildExampleImage();
+        exampleImage = imageBuilder.submit(this::buildExampleImage);
 
         TestbedFixtures.installCrd(client);
         String suffix = UUID.randomUUID().toString().substring(0, 8);
@@ -152,7 +156,12 @@ class RemoteClientExampleIT {
     }
 
     @AfterAll
-    void tearDown() throws IOException {
+    void tearDown() throws IOException, InterruptedException {
+        if (exampleImage != null) {
+            exampleImage.cancel(true);   // a build still running is interrupted, and its Maven process destroyed
+        }
+        imageBuilder.shutdownNow();
+        imageBuilder.awaitTermination(1, TimeUnit.MINUTES);
         if (operator != null) {
             operator.close();
         }
@@ -189,6 +198,7 @@ class RemoteClientExampleIT {
         assertTrue(created.startsWith("ACKED "), created);
         expected.add(created.trim().split(" ", 3));
 
+        awaitExampleImage();
         // the producer: its own pod, the Secrets mounted, the replicas found by the cluster's name and namespace
         Pod producer = client.pods().inNamespace(namespace).resource(examplePod("producer", PRODUCER, List.of("com.example.remote.Producer",
             "--cluster", CLUSTER, "--queue", QUEUE, "--count", Integer.toString(ORDERS), "--interval", "100ms", "--ack-timeout", "60s"))).create();
@@ -310,7 +320,7 @@ class RemoteClientExampleIT {
                 .withAutomountServiceAccountToken(false)
                 .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser((long) TestbedFixtures.NODE_UID)
                     .withRunAsGroup((long) TestbedFixtures.NODE_UID).withFsGroup((long) TestbedFixtures.NODE_UID).withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
-                .addNewContainer().withName("app").withImage(exampleImage).withImagePullPolicy("Never")
+                .addNewContainer().withName("app").withImage(builtImage).withImagePullPolicy("Never")
                     .withArgs(arguments)
                     .addNewEnv().withName("POD_NAMESPACE").withNewValueFrom().withNewFieldRef().withFieldPath("metadata.namespace")
                         .endFieldRef().endValueFrom().endEnv()
@@ -329,6 +339,18 @@ class RemoteClientExampleIT {
                 .addNewVolume().withName("shm").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("128Mi")).endEmptyDir().endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
             .endSpec().build();
+    }
+
+    /** The image built in the background since set-up; its build's failure fails the test here, with its log. */
+    private void awaitExampleImage() throws Exception {
+        try {
+            builtImage = exampleImage.get(6, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (Exception) e.getCause();
+        }
     }
 
     private QueueCluster shop() {

@@ -64,6 +64,9 @@ class QueueClusterModelTest {
         int startupSeconds = node.getStartupProbe().getPeriodSeconds() * node.getStartupProbe().getFailureThreshold();
         assertTrue(startupSeconds > 120, "startup allowance " + startupSeconds + " s");
         assertEquals("/healthz", node.getLivenessProbe().getHttpGet().getPath());
+        // and a started node is seen at once: a rollout restarts the replicas one after another, each waiting on it
+        assertEquals(1, node.getStartupProbe().getPeriodSeconds(), "the startup probe asks each second");
+        assertTrue(node.getReadinessProbe().getPeriodSeconds() <= 2, "readiness every " + node.getReadinessProbe().getPeriodSeconds() + " s");
     }
 
     @Test
