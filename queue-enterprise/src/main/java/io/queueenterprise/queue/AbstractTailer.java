@@ -341,7 +341,8 @@ abstract class AbstractTailer implements QueueTailer {
         if (last > recovered.lastIndex()) {
             int end = recovered.count() - 1;
             CycleResync.Found more = CycleResync.find(chronicle(), cycle,
-                    recovered.dataPositions[end] + recovered.lengths[end], last, last - recovered.lastIndex());
+                    recovered.dataPositions[end] + recovered.lengths[end], last, last - recovered.lastIndex(),
+                    recovered.dataPositions[end] - HEADER_LENGTH, recovered.lastIndex());
             if (more != null && more.firstIndex == recovered.lastIndex() + 1) {
                 recovered = more;
                 recoveredSlot = 0;
@@ -368,14 +369,17 @@ abstract class AbstractTailer implements QueueTailer {
 
     /**
      * Finds the real chain of excerpts after a damaged header ({@link CycleResync}) and reads on from it: true when
-     * the excerpt after {@code afterIndex} (or, if {@code exact} is false, some later one) was found.
+     * the excerpt after {@code afterIndex} (or, if {@code exact} is false, some later one) was found. {@code from} is
+     * the data of excerpt {@code afterIndex} as read (its header just before: the anchor the chain must agree with),
+     * or 0 to search the cycle from its start without one.
      */
     private boolean resync(int cycle, long from, long afterIndex, boolean exact) {
         long last = lastIndexIn(cycle);
         if (last <= afterIndex) {
             return false;
         }
-        CycleResync.Found found = CycleResync.find(chronicle(), cycle, from, last, last - afterIndex);
+        long anchorHeader = from >= HEADER_LENGTH ? from - HEADER_LENGTH : -1;
+        CycleResync.Found found = CycleResync.find(chronicle(), cycle, from, last, last - afterIndex, anchorHeader, afterIndex);
         if (found == null || (exact && found.firstIndex != afterIndex + 1)) {
             return false;
         }

@@ -30,6 +30,7 @@ class DamagedHeaderTest {
     Path dir;
 
     private long[] indexes;
+    private long[] positions;
     private DamageFixture fixture;
 
     @org.junit.jupiter.api.BeforeEach
@@ -49,6 +50,7 @@ class DamagedHeaderTest {
     private void writeAndFlip(boolean encrypted) throws IOException {
         DamageFixture.Written written = fixture.write(encrypted, COUNT);
         indexes = written.indexes();
+        positions = written.positions();
         try (RandomAccessFile raf = new RandomAccessFile(fixture.cycleFiles().get(0).toFile(), "rw")) {
             raf.seek(written.positions()[DAMAGED] - 4);
             int b = raf.read();
@@ -103,6 +105,69 @@ class DamagedHeaderTest {
             assertTrue(tailer.moveToIndex(indexes[3]), "before the damage Chronicle's own walk");
             assertEquals(message(3), read(tailer));
         }
+    }
+
+    /**
+     * The search for the real chain past the damage must not take a chain that starts inside an intact excerpt. The
+     * last word of a short excerpt (its final bytes and Chronicle's zero padding) read as a header hops a few KiB
+     * ahead, and now and then exactly onto a real header after the damage: by chance in about 3 % of the runs of the
+     * tests above, which then failed (found on 2026-12-07, in a full build). Here it is made to happen: the last words
+     * of excerpts 1 and 9 hop onto excerpt 37's header. Without the check against the walk from the anchor (the
+     * excerpt Chronicle's index places, or the one read last), moveToIndex gave excerpt 36's index to bytes of excerpt
+     * 1 and could not reach 11 to 35, and on the plain queue skipDamaged() after reading excerpt 9 jumped to "36" and
+     * lost 11 to 35 without a word.
+     */
+    @ParameterizedTest(name = "encrypted={0}")
+    @ValueSource(booleans = {false, true})
+    void aChainHoppingFromAnIntactExcerptOntoALaterHeaderIsNotTakenForTheRealOne(boolean encrypted) throws IOException {
+        writeAndFlip(encrypted);
+        int target = 37;
+        try (RandomAccessFile raf = new RandomAccessFile(fixture.cycleFiles().get(0).toFile(), "rw")) {
+            for (int excerpt : new int[] {1, 9}) {
+                long lastWord = ((positions[excerpt] + sealedLength(encrypted, excerpt) + 3) & ~3L) - 4;
+                long hop = (positions[target] - 4) - (lastWord + 4);
+                assertTrue(hop > 0 && hop < 0x10000, "a hop the padding allows: " + hop);
+                raf.seek(lastWord); // the excerpt's last two bytes, little-endian; the zero padding after them stays
+                raf.write((int) hop & 0xFF);
+                raf.write((int) (hop >>> 8) & 0xFF);
+                raf.seek(lastWord + 2);
+                assertEquals(0, raf.read() | raf.read(), "excerpt " + excerpt + " ends in two bytes of padding");
+            }
+        }
+        try (EnterpriseQueue queue = open(encrypted, true); QueueTailer tailer = queue.createTailer()) {
+            for (int i = COUNT - 1; i > DAMAGED; i--) {
+                assertTrue(tailer.moveToIndex(indexes[i]), "moveToIndex excerpt " + i);
+                assertEquals(message(i), read(tailer), "excerpt " + i);
+                assertEquals(indexes[i], tailer.lastReadIndex());
+            }
+        }
+        if (encrypted) {
+            return; // read in order, the authenticated queue searches from the damaged excerpt itself, past both hops
+        }
+        try (EnterpriseQueue queue = open(false, true); QueueTailer tailer = queue.createTailer()) {
+            java.util.Map<Integer, String> read = new java.util.TreeMap<>();
+            for (int reports = 0; reports < 5; ) {
+                try {
+                    String message = read(tailer);
+                    if (message == null) {
+                        break;
+                    }
+                    read.put((int) (tailer.lastReadIndex() - indexes[0]), message);
+                } catch (CorruptedQueueException damage) {
+                    reports++;
+                    tailer.skipDamaged();
+                }
+            }
+            for (int i = DAMAGED + 1; i < COUNT; i++) {
+                assertEquals(message(i), read.get(i), "excerpt " + i + " in " + read);
+            }
+        }
+    }
+
+    /** The stored length of excerpt {@code i}: its message, sealed or plain. */
+    private static int sealedLength(boolean encrypted, int i) {
+        int plain = message(i).length();
+        return encrypted ? io.queueenterprise.crypto.Envelope.sealedLength(io.queueenterprise.crypto.CipherMode.AES_128_CTR_POLY1305, plain) : plain;
     }
 
     /**
