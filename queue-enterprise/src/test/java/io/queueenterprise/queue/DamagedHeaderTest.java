@@ -1,5 +1,6 @@
 package io.queueenterprise.queue;
 
+import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.crypto.EnvelopeException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,6 +64,27 @@ class DamagedHeaderTest {
         byte[] buffer = new byte[256];
         int n = tailer.read(buffer);
         return n < 0 ? null : new String(buffer, 0, n, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Reads to the end as an application does on a plain queue: each damage report answered by skipDamaged(), at most
+     * five of them. What was read, by excerpt number (index minus the first one's).
+     */
+    private java.util.Map<Integer, String> readSkippingDamage(QueueTailer tailer) {
+        java.util.Map<Integer, String> read = new java.util.TreeMap<>();
+        for (int reports = 0; reports < 5; ) {
+            try {
+                String message = read(tailer);
+                if (message == null) {
+                    break;
+                }
+                read.put((int) (tailer.lastReadIndex() - indexes[0]), message);
+            } catch (CorruptedQueueException damage) {
+                reports++;
+                tailer.skipDamaged();
+            }
+        }
+        return read;
     }
 
     /** The issue: after the damaged excerpt, three intact ones were reported as failed decryptions. */
@@ -145,19 +167,7 @@ class DamagedHeaderTest {
             return; // read in order, the authenticated queue searches from the damaged excerpt itself, past both hops
         }
         try (EnterpriseQueue queue = open(false, true); QueueTailer tailer = queue.createTailer()) {
-            java.util.Map<Integer, String> read = new java.util.TreeMap<>();
-            for (int reports = 0; reports < 5; ) {
-                try {
-                    String message = read(tailer);
-                    if (message == null) {
-                        break;
-                    }
-                    read.put((int) (tailer.lastReadIndex() - indexes[0]), message);
-                } catch (CorruptedQueueException damage) {
-                    reports++;
-                    tailer.skipDamaged();
-                }
-            }
+            java.util.Map<Integer, String> read = readSkippingDamage(tailer);
             for (int i = DAMAGED + 1; i < COUNT; i++) {
                 assertEquals(message(i), read.get(i), "excerpt " + i + " in " + read);
             }
@@ -167,7 +177,7 @@ class DamagedHeaderTest {
     /** The stored length of excerpt {@code i}: its message, sealed or plain. */
     private static int sealedLength(boolean encrypted, int i) {
         int plain = message(i).length();
-        return encrypted ? io.queueenterprise.crypto.Envelope.sealedLength(io.queueenterprise.crypto.CipherMode.AES_128_CTR_POLY1305, plain) : plain;
+        return encrypted ? Envelope.sealedLength(EnterpriseQueue.DEFAULT_CIPHER_MODE, plain) : plain;
     }
 
     /**
@@ -181,20 +191,7 @@ class DamagedHeaderTest {
     void aPlainQueueLosesOnlyTheDamagedExcerpt(boolean readOnly) throws IOException {
         writeAndFlip(false);
         try (EnterpriseQueue queue = open(false, readOnly); QueueTailer tailer = queue.createTailer()) {
-            java.util.Map<Integer, String> read = new java.util.TreeMap<>();
-            int reports = 0;
-            while (reports < 5) {
-                try {
-                    String message = read(tailer);
-                    if (message == null) {
-                        break;
-                    }
-                    read.put((int) (tailer.lastReadIndex() - indexes[0]), message);
-                } catch (CorruptedQueueException damage) {
-                    reports++;
-                    tailer.skipDamaged();
-                }
-            }
+            java.util.Map<Integer, String> read = readSkippingDamage(tailer);
             for (int i = 0; i < COUNT; i++) {
                 if (i != DAMAGED) {
                     assertEquals(message(i), read.get(i), "excerpt " + i + " in " + read);

@@ -22,6 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -115,9 +119,8 @@ class RemoteClientExampleIT {
     private String storageClass;
     private ReplicaVolumes volumes;
     /** The example's build and image import, under way while the cluster starts (both mostly wait on other things). */
-    private final java.util.concurrent.ExecutorService imageBuilder = java.util.concurrent.Executors.newSingleThreadExecutor(
-        runnable -> new Thread(runnable, "example-image-build"));
-    private java.util.concurrent.Future<String> exampleImage;
+    private final ExecutorService imageBuilder = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "example-image-build"));
+    private Future<String> exampleImage;
     private String builtImage;
     private QueueEnterpriseOperator operator;
     private KubernetesClient operatorClient;
@@ -345,7 +348,7 @@ class RemoteClientExampleIT {
     private void awaitExampleImage() throws Exception {
         try {
             builtImage = exampleImage.get(6, TimeUnit.MINUTES);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof Error error) {
                 throw error;
             }
