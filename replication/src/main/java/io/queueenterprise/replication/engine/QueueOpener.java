@@ -59,6 +59,8 @@ final class QueueOpener {
     private final AtomicInteger tried = new AtomicInteger();
     private final AtomicInteger opened = new AtomicInteger();
     private final Thread[] workers;
+    /** The longest close() waits for the workers' attempts under way (a Chronicle open: normally milliseconds). */
+    static final long CLOSE_WAIT_MILLIS = 10_000;
     private volatile boolean closed;
 
     /**
@@ -108,7 +110,12 @@ final class QueueOpener {
         return slots.get(position) instanceof Failed failed ? failed.reason() : null;
     }
 
-    /** Stops retrying; whatever is ready and not taken, or opened from now on, is closed here. */
+    /**
+     * Stops retrying; whatever is ready and not taken, or opened from now on, is closed here. Then waits, at most
+     * {@link #CLOSE_WAIT_MILLIS} in all, for the workers to end the attempt they are in, so that nothing of the opener
+     * runs once the node is closed: a node that could not start exits right after, and a worker still initialising
+     * Chronicle during the JVM's shutdown wrote a stack trace to stderr (NodeStartFailureTest, once in a full build).
+     */
     void close() {
         closed = true;
         for (int q = 0; q < slots.length(); q++) {
@@ -116,6 +123,20 @@ final class QueueOpener {
             if (value instanceof Opened ready) {
                 ready.close();
             }
+        }
+        for (Thread worker : workers) {
+            LockSupport.unpark(worker); // a parked worker sees closed at once
+        }
+        long deadline = System.currentTimeMillis() + CLOSE_WAIT_MILLIS;
+        try {
+            for (Thread worker : workers) {
+                long left = deadline - System.currentTimeMillis();
+                if (worker != Thread.currentThread() && left > 0) {
+                    worker.join(left);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // closing goes on; the workers end on their own
         }
     }
 
