@@ -69,6 +69,8 @@ public final class ReplicaStore implements AutoCloseable {
     /** One per appender: {@link #append} and {@link #writeAt} may run on different threads. */
     private final WrittenMarks.Writer marks;
     private final WrittenMarks.Writer replicaMarks;
+    /** Excerpts {@link #writeAt} stored: raised after each is complete (release), read by the duty thread. */
+    private final java.util.concurrent.atomic.AtomicLong replicaWrites = new java.util.concurrent.atomic.AtomicLong();
 
     private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
         this.dir = dir;
@@ -317,6 +319,16 @@ public final class ReplicaStore implements AutoCloseable {
                     + " was not written there (last written 0x" + Long.toHexString(written) + ")");
         }
         replicaMarks.written(index);
+        replicaWrites.lazySet(replicaWrites.get() + 1); // one writing thread: no read-modify-write race
+    }
+
+    /**
+     * How many excerpts {@link #writeAt} has stored through this store (replicated ones: a follower's, or a quarantine
+     * copy's), raised only once each is complete. A reader that noted this count before reading the queue to its end
+     * and sees it unchanged later knows that no excerpt arrived that way since.
+     */
+    public long replicaWrites() {
+        return replicaWrites.get();
     }
 
     /**

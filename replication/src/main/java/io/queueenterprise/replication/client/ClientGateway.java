@@ -658,7 +658,7 @@ public final class ClientGateway {
             refuse(s, s.mac, ClientRefusal.CANNOT_STORE, epoch, sequence, "append failed on node " + config.nodeId() + ": " + e);
             return;
         }
-        w.record(epoch, sequence, index);
+        w.appended(epoch, sequence, index);
         appended++;
         answer(s, epoch, sequence, index, false);
     }

@@ -33,6 +33,22 @@ final class WriterSessions {
     private final Long2LongHashMap lastIndex = new Long2LongHashMap(NONE);
     private ReplicaStore store;
     private ReplicaStore.RawTailer tailer;
+    /**
+     * The store's {@link ReplicaStore#replicaWrites} count noted before the tailer last read to the queue's end, or
+     * {@link #NONE} while it has not (or reads on). While the count stays at it, nothing a writer session needs arrived
+     * since: the queue grew only by this node's own appends, recorded as they are made ({@link #appended}), and by
+     * local appenders' index-bound envelopes, which are never a writer session's. So the tailer need not read this
+     * node's own appends back (that read was 11 % of a leader's samples under a remote client's full window).
+     */
+    private long replicaWritesAtEnd = NONE;
+    /** This node's own appends since the tailer last read to the end, and the latest one's index. */
+    private int ownSinceEnd;
+    private long ownLastIndex = -1;
+    /**
+     * Own appends after which a tailer at the end is moved past them (an index lookup), so that it never lags far
+     * behind the queue: it would hold old cycle files mapped, and a role change would make it read them all.
+     */
+    static final int REPOSITION_AFTER = 4096;
 
     /** Epoch → its ring; and per ring: the epoch, the indexes by sequence, the run of sequences held, the last use. */
     private final Long2LongHashMap ringOf = new Long2LongHashMap(NONE);
@@ -62,10 +78,33 @@ final class WriterSessions {
             store = current;
             tailer = current.rawTailer();
             tailer.toStart();
+            replicaWritesAtEnd = NONE;
+            ownSinceEnd = 0;
+            ownLastIndex = -1;
+        }
+        long replicaWrites = current.replicaWrites(); // noted before reading: a write after it is seen next time
+        if (replicaWritesAtEnd != NONE) {
+            if (replicaWrites == replicaWritesAtEnd) {
+                if (ownSinceEnd >= REPOSITION_AFTER) {
+                    // nothing arrived but this node's own appends (and index-bound ones): skip them by index
+                    if (tailer.moveAfter(ownLastIndex)) {
+                        ownSinceEnd = 0;
+                    } else {
+                        replicaWritesAtEnd = NONE; // not held (cannot happen without a new store): read on instead
+                        tailer.toStart();
+                    }
+                }
+                return true;
+            }
+            // Replicated excerpts arrived (this node followed meanwhile): read on from where the tailer stopped; this
+            // node's own appends on the way are recorded already (recording them again changes nothing).
+            replicaWritesAtEnd = NONE;
         }
         for (int n = 0; n < budget; n++) {
             int length = tailer.next();
             if (length < 0) {
+                replicaWritesAtEnd = replicaWrites;
+                ownSinceEnd = 0;
                 return true;
             }
             byte[] bytes = tailer.bytes();
@@ -74,6 +113,16 @@ final class WriterSessions {
             }
         }
         return false;
+    }
+
+    /**
+     * This node appended writer {@code epoch}'s {@code sequence} at {@code index} (its gateway, as leader, right after
+     * {@link #catchUp} returned true): recorded now, so that the tailer need not read it back.
+     */
+    void appended(long epoch, int sequence, long index) {
+        record(epoch, sequence, index);
+        ownSinceEnd++;
+        ownLastIndex = index;
     }
 
     /** Notes that writer {@code epoch} stored {@code sequence} at {@code index} (only moves forward). */

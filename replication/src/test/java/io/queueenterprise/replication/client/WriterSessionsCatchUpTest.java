@@ -1,0 +1,88 @@
+package io.queueenterprise.replication.client;
+
+import io.queueenterprise.crypto.Envelope;
+import io.queueenterprise.queue.ReplicaStore;
+import net.openhft.chronicle.queue.RollCycles;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The writer sessions read what the queue holds, on a real store: a leader's own appends are recorded as made and not
+ * read back, yet every excerpt that arrives another way (replicated, while this node follows) is read, however many
+ * own appends came before it and whether or not the tailer was moved past them by index.
+ */
+@Tag("unit")
+class WriterSessionsCatchUpTest {
+    private static final long OWN = 0x0A11_CE00L;
+    private static final long REPLICATED = 0x0B0B_0000L;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aReplicatedExcerptAfterOwnAppendsIsRead() {
+        for (int own : new int[]{1, 10, WriterSessions.REPOSITION_AFTER + 5, 2 * WriterSessions.REPOSITION_AFTER + 1}) {
+            try (ReplicaStore store = ReplicaStore.open(dir.resolve("q" + own), RollCycles.FAST_DAILY)) {
+                WriterSessions w = new WriterSessions();
+                store.append(envelope(REPLICATED, 0), 0, 32); // held before the node led: read from the queue
+                assertTrue(w.catchUp(store, 1_000));
+                assertEquals(0, w.lastSequence(REPLICATED));
+                long last = -1;
+                for (int s = 0; s < own; s++) { // as the gateway does: catch up, append, record
+                    assertTrue(w.catchUp(store, 1_000), "own append " + s);
+                    last = store.append(envelope(OWN, s), 0, 32);
+                    w.appended(OWN, s, last);
+                }
+                assertEquals(own - 1, w.lastSequence(OWN));
+                assertEquals(last, w.indexOf(OWN, own - 1));
+
+                // the node follows now: the new leader's writer appended more of its own session, and a new one
+                long next = last + 1;
+                store.writeAt(next, envelope(REPLICATED, 1), 0, 32);
+                store.writeAt(next + 1, envelope(REPLICATED + 1, 0), 0, 32);
+                assertTrue(w.catchUp(store, 100_000));
+                assertEquals(1, w.lastSequence(REPLICATED), own + " own appends before");
+                assertEquals(next, w.indexOf(REPLICATED, 1));
+                assertEquals(0, w.lastSequence(REPLICATED + 1));
+                assertEquals(next + 1, w.indexOf(REPLICATED + 1, 0));
+                assertEquals(own - 1, w.lastSequence(OWN));
+                w.close();
+            }
+        }
+    }
+
+    @Test
+    void aNewStoreIsReadFromItsStart() {
+        try (ReplicaStore first = ReplicaStore.open(dir.resolve("a"), RollCycles.FAST_DAILY);
+             ReplicaStore second = ReplicaStore.open(dir.resolve("b"), RollCycles.FAST_DAILY)) {
+            WriterSessions w = new WriterSessions();
+            assertTrue(w.catchUp(first, 10));
+            w.appended(OWN, 0, first.append(envelope(OWN, 0), 0, 32));
+            second.append(envelope(REPLICATED, 0), 0, 32);
+            second.append(envelope(REPLICATED, 1), 0, 32);
+            assertTrue(w.catchUp(second, 10)); // a quarantine's rebuilt copy: what the first held is forgotten
+            assertEquals(-1, w.lastSequence(OWN));
+            assertEquals(1, w.lastSequence(REPLICATED));
+            w.close();
+        }
+    }
+
+    /** An unbound envelope's header (all the sessions read) and 16 bytes standing for the sealed payload. */
+    private static byte[] envelope(long epoch, int sequence) {
+        ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(Envelope.VERSION_OFFSET, (byte) Envelope.VERSION);
+        b.put(Envelope.MODE_OFFSET, (byte) 2); // a mode code without the index-bound flag
+        b.putShort(Envelope.KEY_ID_OFFSET, (short) 1);
+        b.putInt(Envelope.SEQUENCE_OFFSET, sequence);
+        b.putLong(Envelope.EPOCH_OFFSET, epoch);
+        return b.array();
+    }
+}
