@@ -114,6 +114,11 @@ final class AeronClientTransport implements ClientTransport {
             }
 
             @Override
+            public int maxPayloadLength() {
+                return publication.maxPayloadLength();
+            }
+
+            @Override
             public void close() {
                 publication.close();
             }

@@ -4,6 +4,7 @@ import io.aeron.Publication;
 import io.queueenterprise.protocol.client.AppendAckDecoder;
 import io.queueenterprise.protocol.client.AppendPendingDecoder;
 import io.queueenterprise.protocol.client.ClientFrameType;
+import io.queueenterprise.protocol.client.ClientProtocol;
 import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.protocol.client.WriterClaim;
@@ -101,6 +102,7 @@ final class AppendMachine {
     private long failovers;
     private long redirects;
     private long ackFrames;
+    private long batchFrames;
     private long lastStepNanos;
 
     AppendMachine(RemoteQueue queue, AppendWindow window, Settled settled, long ackTimeoutNanos, long backPressureTimeoutNanos) {
@@ -203,6 +205,26 @@ final class AppendMachine {
         return largest;
     }
 
+    /**
+     * How many unsent appends from {@code from} on go in one APPEND_BATCH (at most {@code most}): consecutive writer
+     * sequences whose entries fit the link's batch bytes. Below 2, the append goes alone as an APPEND.
+     */
+    private int batchable(RemoteQueue.Connection c, int from, int most) {
+        int max = Math.min(Math.min(most, ClientProtocol.MAX_BATCH_APPENDS), window.size() - from);
+        int bytes = ClientProtocol.BATCH_OVERHEAD;
+        int first = window.sequence(from);
+        int n = 0;
+        while (n < max && window.sequence(from + n) == first + n) {
+            int entry = ClientProtocol.BATCH_ENTRY_OVERHEAD + window.envelopeLength(from + n);
+            if (bytes + entry > c.maxBatchBytes) {
+                break;
+            }
+            bytes += entry;
+            n++;
+        }
+        return n;
+    }
+
     private boolean anySent() {
         return window.size() > 0 && window.headSent();
     }
@@ -224,18 +246,32 @@ final class AppendMachine {
     private int streaming(long now) {
         RemoteQueue.Connection c = connection;
         int work = 0;
-        for (int n = 0; n < SENDS_PER_STEP && window.hasUnsent(); n++) {
+        for (int n = 0; n < SENDS_PER_STEP && window.hasUnsent(); ) {
             int next = window.nextToSend();
-            int offset = window.offset(next);
-            int length = queue.encodeAppend(c, window.frames(), offset, window.epoch(), window.sequence(next), window.envelopeLength(next));
-            long result = c.link.offer(window.frames(), offset, length);
+            int count = batchable(c, next, SENDS_PER_STEP - n);
+            long result;
+            if (count > 1) {
+                // several small appends: one frame, one session MAC, one fragment for the node to take
+                result = c.link.offer(queue.batchTx, 0, queue.encodeAppendBatch(c, window, next, count));
+            } else {
+                count = 1;
+                int offset = window.offset(next);
+                int length = queue.encodeAppend(c, window.frames(), offset, window.epoch(), window.sequence(next), window.envelopeLength(next));
+                result = c.link.offer(window.frames(), offset, length);
+            }
             if (result <= 0) {
                 return work + notTaken(result, now, c);
             }
             backPressuredSince = 0;
-            window.markSent(next);
-            sends++;
-            work++;
+            for (int k = 0; k < count; k++) {
+                window.markSent(next + k);
+            }
+            if (count > 1) {
+                batchFrames++;
+            }
+            sends += count;
+            work += count;
+            n += count;
         }
         work += queue.pollOnce();
         while (state == State.STREAMING && queue.takeSessionFrame(c, now)) {
@@ -441,5 +477,10 @@ final class AppendMachine {
 
     long ackFrames() {
         return ackFrames;
+    }
+
+    /** APPEND_BATCH frames sent (each carried several of {@link #sends}). */
+    long batchFrames() {
+        return batchFrames;
     }
 }

@@ -32,6 +32,9 @@ interface ClientTransport extends AutoCloseable {
         /** The largest frame this link carries in one message. */
         int maxMessageLength();
 
+        /** The largest frame this link sends in one datagram, unfragmented (Aeron's {@code maxPayloadLength}). */
+        int maxPayloadLength();
+
         void close();
     }
 

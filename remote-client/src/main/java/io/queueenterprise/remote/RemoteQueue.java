@@ -14,6 +14,7 @@ import io.queueenterprise.queue.QueueAppender;
 import io.queueenterprise.queue.QueueConfigurationException;
 import io.queueenterprise.queue.QueueDescriptor;
 import io.queueenterprise.protocol.client.AppendAckDecoder;
+import io.queueenterprise.protocol.client.AppendBatchEncoder;
 import io.queueenterprise.protocol.client.AppendEncoder;
 import io.queueenterprise.protocol.client.AppendPendingDecoder;
 import io.queueenterprise.protocol.client.ChallengeDecoder;
@@ -38,6 +39,7 @@ import io.queueenterprise.crypto.WriteKeys;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -132,6 +134,14 @@ public final class RemoteQueue implements AutoCloseable {
     private final ConnectEncoder connectEncoder = new ConnectEncoder();
     private final ProofEncoder proofEncoder = new ProofEncoder();
     private final AppendEncoder appendEncoder = new AppendEncoder();
+    private final AppendBatchEncoder batchEncoder = new AppendBatchEncoder();
+    /**
+     * The most bytes one APPEND_BATCH takes: several small appends in one frame under one session MAC, in one
+     * datagram (a link's unfragmented payload may be smaller: {@link Connection#maxBatchBytes}).
+     */
+    static final int MAX_BATCH_BYTES = 16 * 1024;
+    /** APPEND_BATCH frames, copied from the window's APPEND frames' write tags and envelopes. */
+    final UnsafeBuffer batchTx = new UnsafeBuffer(new byte[MAX_BATCH_BYTES]);
     private final ClaimEncoder claimEncoder = new ClaimEncoder();
     /** CLAIM frames (apart from {@link #tx}, which holds the sealed envelope while a write is under way). */
     final ExpandableArrayBuffer claimTx = new ExpandableArrayBuffer(256);
@@ -176,6 +186,8 @@ public final class RemoteQueue implements AutoCloseable {
         int queue;
         ClientAckMode ackMode;
         int maxEnvelope;
+        /** The most bytes an APPEND_BATCH on this link takes: {@link #MAX_BATCH_BYTES}, or one datagram's payload. */
+        int maxBatchBytes;
         long lastHeardNanos;
         /** Where a node that does not lead says the leader takes clients; null when it knows none. */
         InetSocketAddress leaderAddress;
@@ -398,6 +410,21 @@ public final class RemoteQueue implements AutoCloseable {
         return length;
     }
 
+    /**
+     * Encodes and signs, into {@link #batchTx}, one APPEND_BATCH of the window's {@code count} appends from
+     * {@code from} (an offset from its head; consecutive writer sequences); its length.
+     */
+    int encodeAppendBatch(Connection c, AppendWindow window, int from, int count) {
+        AppendBatchEncoder e = batchEncoder.wrap(batchTx, 0).begin(c.id, ++c.txSequence, c.queue, highestTerm, window.epoch(),
+                window.sequence(from));
+        for (int k = 0; k < count; k++) {
+            e.entry(window.frames(), window.offset(from + k) + ClientProtocol.APPEND_WRITE_TAG, window.envelopeLength(from + k));
+        }
+        int length = e.end();
+        c.mac.sign(batchTx, 0, length);
+        return length;
+    }
+
     long ackTimeoutNanos() {
         return ackTimeout.toNanos();
     }
@@ -561,6 +588,7 @@ public final class RemoteQueue implements AutoCloseable {
             c.queue = connected.queue();
             c.ackMode = connected.ackMode();
             c.maxEnvelope = Math.min(connected.maxEnvelope(), publication.maxMessageLength() - ClientProtocol.APPEND_OVERHEAD);
+            c.maxBatchBytes = Math.min(MAX_BATCH_BYTES, publication.maxPayloadLength());
             c.lastHeardNanos = nanoTime();
             c.leaderAddress = connected.leaderPort() == 0 ? null
                     : InetSocketAddress.createUnresolved(connected.leaderHost(), connected.leaderPort());

@@ -117,6 +117,9 @@ final class FakeNodes implements ClientTransport {
     private final ConnectDecoder connect = new ConnectDecoder();
     private final ProofDecoder proof = new ProofDecoder();
     private final AppendDecoder append = new AppendDecoder();
+    private final io.queueenterprise.protocol.client.AppendBatchDecoder batch = new io.queueenterprise.protocol.client.AppendBatchDecoder();
+    /** APPEND_BATCH frames received (each entry also counts as an arrival). */
+    int batches;
     private final io.queueenterprise.protocol.client.ClaimDecoder claim = new io.queueenterprise.protocol.client.ClaimDecoder();
     private final ChallengeEncoder challenge = new ChallengeEncoder();
     private final ConnectedEncoder connected = new ConnectedEncoder();
@@ -195,6 +198,11 @@ final class FakeNodes implements ClientTransport {
             }
 
             @Override
+            public int maxPayloadLength() {
+                return 64 * 1024 - 32; // Aeron's largest MTU, as to a node on loopback
+            }
+
+            @Override
             public void close() {
                 closed = true;
             }
@@ -244,7 +252,19 @@ final class FakeNodes implements ClientTransport {
                     if (node.backPressured) {
                         return Publication.BACK_PRESSURED;
                     }
-                    onAppend(node, buffer, offset, length);
+                    append.wrap(buffer, offset, length);
+                    onAppend(node, append, append.epoch(), append.writerSequence());
+                }
+                case APPEND_BATCH -> {
+                    if (node.backPressured) {
+                        return Publication.BACK_PRESSURED;
+                    }
+                    // as a node: each entry exactly as an APPEND of its own (the loss model too: per append)
+                    batch.wrap(buffer, offset, length);
+                    batches++;
+                    for (int k = 0; k < batch.count(); k++) {
+                        onAppend(node, batch, batch.epoch(), batch.firstSequence() + k);
+                    }
                 }
                 default -> {
                 }
@@ -320,13 +340,13 @@ final class FakeNodes implements ClientTransport {
         s.claimedEpoch = claim.epoch();
     }
 
-    private void onAppend(Node node, DirectBuffer buffer, int offset, int length) throws MalformedClientFrameException {
-        append.wrap(buffer, offset, length);
-        boolean lostOnce = append.writerSequence() == node.loseSequenceOnce;
-        boolean lostFrom = node.loseFromSequence >= 0 && append.writerSequence() >= node.loseFromSequence;
+    /** One append (an APPEND, or an entry of an APPEND_BATCH {@code append}) of writer {@code epoch}'s {@code sequence}. */
+    private void onAppend(Node node, io.queueenterprise.protocol.client.ClientFrameDecoder append, long epoch, int sequence) {
+        boolean lostOnce = sequence == node.loseSequenceOnce;
+        boolean lostFrom = node.loseFromSequence >= 0 && sequence >= node.loseFromSequence;
         boolean lost = node.appendsToLose > 0 || lostOnce || lostFrom;
         if (recording) {
-            arrivals.add(new Arrival(node.address(), append.epoch(), append.writerSequence(), append.sequence(), nanos, lost));
+            arrivals.add(new Arrival(node.address(), epoch, sequence, append.sequence(), nanos, lost));
         }
         if (lost) {
             if (lostOnce) {
@@ -340,12 +360,10 @@ final class FakeNodes implements ClientTransport {
         if (s == null || s.mac == null || !s.mac.verify(append)) {
             throw new AssertionError("APPEND on an unknown session or with a bad MAC");
         }
-        if (s.claimedEpoch != append.epoch()) {
-            throw new AssertionError("APPEND under epoch " + Long.toHexString(append.epoch()) + " on a connection that claimed "
+        if (s.claimedEpoch != epoch) {
+            throw new AssertionError("APPEND under epoch " + Long.toHexString(epoch) + " on a connection that claimed "
                     + Long.toHexString(s.claimedEpoch));
         }
-        long epoch = append.epoch();
-        int sequence = append.writerSequence();
         org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null && node.answersToLose > 0) {
             node.answersToLose--;

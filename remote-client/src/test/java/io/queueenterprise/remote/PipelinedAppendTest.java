@@ -86,6 +86,38 @@ class PipelinedAppendTest extends FakeNodesFixture {
     }
 
     @Test
+    void appendsThatWaitTogetherGoAsOneBatchFrameAndAreTakenEachAsItsOwnAppend() {
+        Outcomes outcomes = new Outcomes();
+        try (RemoteQueue queue = RemoteQueue.builder(A, B).queue(QUEUE).clientCredential(credentialFile).keyRing(ring)
+                .window(500, RemoteQueue.DEFAULT_WINDOW_BYTES).sendBatching(java.time.Duration.ofSeconds(1))
+                .transport(nodes).clock(nodes.clock).idleStrategy(org.agrona.concurrent.NoOpIdleStrategy.INSTANCE).build();
+             RemoteAppender appender = queue.createAppender(outcomes)) {
+            byte[] large = new byte[RemoteQueue.MAX_BATCH_BYTES / 2];
+            nodes.holdAcks = true; // the first append stays in flight, so the later ones wait for each other (the linger)
+            for (int i = 0; i < 300; i++) { // every 50th too large to share a batch with another
+                byte[] m = i % 50 == 49 ? large : bytes("m" + i);
+                appender.writeAsync(m, 0, m.length, i);
+            }
+            nodes.holdAcks = false;
+            appender.flush();
+            assertEquals(range(0, 300), outcomes.correlations);
+            assertEquals(range(1000, 300), outcomes.indexes, "each appended once, in order, at its index");
+            assertEquals(300, nodes.appended);
+            assertEquals(range(0, 300).stream().map(Long::intValue).toList(), appendedOrder(nodes.arrivals));
+            assertEquals(300, nodes.arrivals.size(), "nothing resent");
+            long batches = queue.appendMachine().batchFrames();
+            assertEquals(nodes.batches, batches);
+            assertTrue(batches >= 300 / ClientProtocolLimits.MAX_BATCH && batches < 30, batches + " batch frames for 300 appends");
+            assertEquals(300, queue.appendMachine().sends());
+        }
+    }
+
+    /** The batch limits as the client sees them. */
+    private static final class ClientProtocolLimits {
+        static final int MAX_BATCH = io.queueenterprise.protocol.client.ClientProtocol.MAX_BATCH_APPENDS;
+    }
+
+    @Test
     void aLostAppendInTheWindowIsRefusedAsAGapAndTheWindowIsResentFromThereInOrder() {
         Outcomes outcomes = new Outcomes();
         try (RemoteQueue queue = connect(); RemoteAppender appender = queue.createAppender(outcomes)) {

@@ -151,6 +151,31 @@ final class RawClient implements AutoCloseable {
         return frame;
     }
 
+    /**
+     * Builds an APPEND_BATCH of {@code envelopes} (writer sequences from {@code firstSequence} on) at a chosen frame
+     * sequence, signed with the session key; the entry at {@code forgedTag} (-1: none) carries sixteen zero bytes as its
+     * write tag. Returns its bytes.
+     */
+    byte[] appendBatch(long frameSequence, int queue, long epoch, int firstSequence, byte[][] envelopes, int forgedTag) {
+        ExpandableArrayBuffer slot = new ExpandableArrayBuffer(ClientProtocol.APPEND_ENVELOPE + 4096);
+        io.queueenterprise.protocol.client.AppendBatchEncoder e = new io.queueenterprise.protocol.client.AppendBatchEncoder()
+                .wrap(out, 0).begin(connection, frameSequence, queue, 0, epoch, firstSequence);
+        for (int k = 0; k < envelopes.length; k++) {
+            byte[] tag = new byte[io.queueenterprise.protocol.client.WriteTag.LENGTH];
+            if (writeTag != null && k != forgedTag) {
+                writeTag.sign(envelopes[k], 0, envelopes[k].length, tag, 0);
+            }
+            slot.putBytes(ClientProtocol.APPEND_WRITE_TAG, tag);
+            slot.putBytes(ClientProtocol.APPEND_ENVELOPE, envelopes[k]);
+            e.entry(slot, ClientProtocol.APPEND_WRITE_TAG, envelopes[k].length);
+        }
+        int length = e.end();
+        sessionMac.sign(out, 0, length);
+        byte[] frame = new byte[length];
+        out.getBytes(0, frame);
+        return frame;
+    }
+
     void send(int length) throws InterruptedException {
         byte[] frame = new byte[length];
         out.getBytes(0, frame);

@@ -101,7 +101,12 @@ class RemotePipelinedAllocationTest {
             assertEquals((where.get().isEmpty() ? 2L : 3L) * APPENDS, acknowledged[0]); // a failure's diagnostic writes once more
             long ackFrames = leader.clientGateway().ackFrames();
             long appended = leader.clientGateway().appended();
-            System.out.printf("the gateway sent %,d APPEND_ACK frames for %,d appends%n", ackFrames, appended);
+            long batches = leader.clientGateway().batchFrames();
+            System.out.printf("the gateway sent %,d APPEND_ACK frames for %,d appends and took %,d APPEND_BATCH frames%n",
+                    ackFrames, appended, batches);
+            if (sendBatchingNanos > 0) {
+                assertTrue(batches > 0, "appends that waited for each other went in APPEND_BATCH frames"); // its path measured too
+            }
             System.out.printf("pipelined remote appends (sendBatching " + sendBatchingNanos + " ns): %,d measured in %.2f s; bytes allocated (exact) by the leader's (and its"
                     + " gateway's), the follower's and the follower writer's threads %s; the client's writing thread"
                     + " (RemoteAppender, its embedded media driver and conductor) %,d%n", APPENDS, seconds[0], allocated.get(), writerBytes[0]);

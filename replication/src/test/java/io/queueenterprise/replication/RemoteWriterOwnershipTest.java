@@ -9,6 +9,7 @@ import io.queueenterprise.crypto.QueueIdentity;
 import io.queueenterprise.crypto.WriterEpochs;
 import io.queueenterprise.protocol.client.AppendAckDecoder;
 import io.queueenterprise.protocol.client.ClientFrameDecoder;
+import io.queueenterprise.protocol.client.ClientProtocol;
 import io.queueenterprise.protocol.client.ClientRefusal;
 import io.queueenterprise.protocol.client.RefusedDecoder;
 import io.queueenterprise.protocol.client.TailDataDecoder;
@@ -200,6 +201,93 @@ class RemoteWriterOwnershipTest {
                 assertEquals(appendedBefore + 1, gateway.appended());
             }
             assertEquals(1 + 3, RemoteClientTest.readAll(queueDir, ring).size());
+        }
+    }
+
+    /**
+     * APPEND_BATCH (several appends under one session MAC) is taken exactly as its entries would be as APPENDs: a forged
+     * write tag in the middle refuses that entry alone (those before it are appended, those after it wait for it:
+     * SEQUENCE_GAP); the batch replayed is dropped whole; one entry tampered with fails the one MAC, and nothing of the
+     * batch is taken; the batch sent again answers what the node holds with its original indexes and appends the rest.
+     */
+    @Test
+    void aBatchIsTakenEntryByEntryAndAForgedOrReplayedOrTamperedBatchAppendsNothingItShouldNot() throws Exception {
+        TestCluster cluster = cluster();
+        KeyRing ring = RemoteClientTest.newRing();
+        try (ReplicationNode node = ReplicationNode.start(cluster.config(0))) {
+            node.promote(1);
+            Path queueDir = cluster.queueDirectory(0, QUEUE);
+            RemoteClientTest.initialise(queueDir, ring, false);
+            ClientGateway gateway = node.clientGateway();
+            WriterClaim claim = WriterClaim.generate();
+            byte[][] envelopes = RawClient.sealedEnvelopes(QUEUE, QueueDescriptor.read(queueDir), ring, MODE, claim, "batched", 6);
+            long epoch = claim.epoch();
+            try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
+                client.connect(QUEUE);
+                client.claim(claim);
+                client.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
+                long appendedBefore = gateway.appended();
+
+                // entries 0..5 with entry 2's write tag forged
+                byte[] forged = client.appendBatch(++client.txSequence, 0, epoch, 0, envelopes, 2);
+                client.send(forged);
+                java.util.Map<Integer, Long> acked = new java.util.TreeMap<>();
+                List<String> refused = new java.util.ArrayList<>();
+                collect(client, acked, refused, 6);
+                assertEquals(java.util.Set.of(0, 1), acked.keySet(), "the entries before the forged one: " + acked + refused);
+                // a gap names the sequence the node expects: the forged one's, for each entry after it
+                assertEquals(List.of("WRITE_UNAUTHORISED 2", "SEQUENCE_GAP 2", "SEQUENCE_GAP 2", "SEQUENCE_GAP 2"), refused,
+                        "each refused for itself, in order");
+                assertEquals(appendedBefore + 2, gateway.appended());
+
+                // the same frame again: a replay, dropped whole and unanswered
+                client.send(forged);
+                assertNull(client.next(300), "a replayed batch is not answered");
+                assertTrue(TestCluster.await(Duration.ofSeconds(5), () -> gateway.drops(ClientDrop.REPLAYED_FRAME) == 1));
+
+                // a byte of the last entry's envelope changed on the way: the one MAC fails, nothing of the batch is taken
+                byte[] tampered = client.appendBatch(++client.txSequence, 0, epoch, 0, envelopes, -1);
+                tampered[tampered.length - ClientProtocol.MAC_LENGTH - 1] ^= 1;
+                client.send(tampered);
+                assertNull(client.next(300), "a batch that fails its MAC is not answered");
+                assertTrue(TestCluster.await(Duration.ofSeconds(5), () -> gateway.drops(ClientDrop.BAD_MAC) == 1));
+                assertEquals(appendedBefore + 2, gateway.appended());
+
+                // the whole batch again, every tag good: 0 and 1 answered with their indexes, 2..5 appended after them
+                client.send(client.appendBatch(++client.txSequence, 0, epoch, 0, envelopes, -1));
+                java.util.Map<Integer, Long> again = new java.util.TreeMap<>();
+                List<String> none = new java.util.ArrayList<>();
+                collect(client, again, none, 6);
+                assertEquals(List.of(), none);
+                assertEquals(acked.get(0), again.get(0), "a resend: its original index");
+                assertEquals(acked.get(1), again.get(1));
+                for (int k = 2; k < 6; k++) {
+                    assertEquals(again.get(k - 1) + 1, (long) again.get(k), "in writer-sequence order: " + again);
+                }
+                assertEquals(appendedBefore + 6, gateway.appended());
+            }
+            List<String> all = RemoteClientTest.readAll(queueDir, ring);
+            assertEquals(1 + 6, all.size(), all.toString());
+            for (int k = 0; k < 6; k++) {
+                assertTrue(all.get(1 + k).endsWith("=batched " + k), all.toString());
+            }
+        }
+    }
+
+    /** Reads answers until {@code n} appends are answered: acknowledged (by sequence, with the index) or refused. */
+    private static void collect(RawClient client, java.util.Map<Integer, Long> acked, List<String> refused, int n) throws Exception {
+        while (acked.size() + refused.size() < n) {
+            ClientFrameDecoder f = client.next(5_000);
+            if (f == null) {
+                throw new AssertionError("answers for " + (acked.size() + refused.size()) + " of " + n + ": " + acked + refused);
+            }
+            if (f instanceof AppendAckDecoder ack) {
+                for (int i = 0; i < ack.count(); i++) {
+                    acked.put(ack.firstSequence() + i, ack.index(i));
+                }
+            } else if (f instanceof RefusedDecoder r) {
+                refused.add(r.reason() + " " + r.writerSequence());
+            }
         }
     }
 

@@ -24,6 +24,7 @@ public final class ClientFrameDecoders {
     public final TailCreditDecoder tailCredit = new TailCreditDecoder();
     public final TailEndDecoder tailEnd = new TailEndDecoder();
     public final ClaimDecoder claim = new ClaimDecoder();
+    public final AppendBatchDecoder appendBatch = new AppendBatchDecoder();
 
     /**
      * Wraps the decoder of the frame's type over {@code buffer[offset, offset + length)}.
@@ -47,6 +48,7 @@ public final class ClientFrameDecoders {
             case TAIL_CREDIT -> tailCredit.wrap(buffer, offset, length);
             case TAIL_END -> tailEnd.wrap(buffer, offset, length);
             case CLAIM -> claim.wrap(buffer, offset, length);
+            case APPEND_BATCH -> appendBatch.wrap(buffer, offset, length);
         };
     }
 }

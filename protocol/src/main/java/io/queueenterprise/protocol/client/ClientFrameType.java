@@ -29,7 +29,12 @@ public enum ClientFrameType {
     /** node → client: the tail ends, with a typed reason (and the first and last index this node holds). */
     TAIL_END(13),
     /** client → node: this connection writes under a writer epoch, proven by the epoch's key ({@link WriterClaim}). */
-    CLAIM(14);
+    CLAIM(14),
+    /**
+     * client → node: several consecutive appends of one writer epoch in one frame under one session MAC, each with
+     * its own write tag; taken exactly as that many APPENDs in a row (version 4).
+     */
+    APPEND_BATCH(15);
 
     private static final ClientFrameType[] BY_CODE = new ClientFrameType[16];
 

@@ -25,11 +25,11 @@ import java.nio.ByteOrder;
  */
 public final class ClientProtocol {
     /**
-     * 3: per-client identities (CONNECT names the client and carries its ephemeral X25519 key, CHALLENGE the node's,
+     * 4: APPEND_BATCH (several appends of one writer epoch under one session MAC). 3: per-client identities (CONNECT names the client and carries its ephemeral X25519 key, CHALLENGE the node's,
      * PROOF the client's Ed25519 signature; session keys from the credential and the X25519 secret) and cumulative
      * APPEND_ACKs (a run of consecutive writer sequences of one epoch, one index each). 2: write tags.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** The most writes one APPEND_ACK acknowledges (8 KiB of indexes: a reply channel's message is at most 16 KiB). */
     public static final int MAX_ACKS_PER_FRAME = 1024;
     /**
@@ -37,6 +37,12 @@ public final class ClientProtocol {
      * these, its epoch's latest, and a node remembers the index of each epoch's latest this many.
      */
     public static final int MAX_WINDOW_APPENDS = 4096;
+    /** The most appends one APPEND_BATCH carries. */
+    public static final int MAX_BATCH_APPENDS = 64;
+    /** Bytes an APPEND_BATCH adds around its entries. */
+    public static final int BATCH_OVERHEAD = 24 + 24 + FrameTrailerMac.LENGTH; // header, batch fields, MAC
+    /** Bytes each APPEND_BATCH entry adds to its envelope: its length (i32) and write tag. */
+    public static final int BATCH_ENTRY_OVERHEAD = 4 + WriteTag.LENGTH;
     /** An X25519 public key (CONNECT, CHALLENGE). */
     public static final int EPHEMERAL_LENGTH = 32;
     /** An Ed25519 signature (PROOF, CLAIM). */

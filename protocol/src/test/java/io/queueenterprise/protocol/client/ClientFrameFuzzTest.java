@@ -38,6 +38,7 @@ class ClientFrameFuzzTest {
     private static final TailCreditDecoder TAIL_CREDIT = new TailCreditDecoder();
     private static final TailEndDecoder TAIL_END = new TailEndDecoder();
     private static final ClaimDecoder CLAIM = new ClaimDecoder();
+    private static final AppendBatchDecoder APPEND_BATCH = new AppendBatchDecoder();
 
     /** Regression mode over the committed seeds in the suite; coverage-guided for maxDuration with JAZZER_FUZZ=1. */
     @FuzzTest(maxDuration = "10s")
@@ -177,6 +178,22 @@ class ClientFrameFuzzTest {
                     f.publicKey(key);
                     f.signature(signature);
                     sink += f.epoch() + key[0] + signature[0];
+                }
+                case APPEND_BATCH -> {
+                    AppendBatchDecoder f = APPEND_BATCH.wrap(buffer, 0, input.length);
+                    sink += f.queue() + f.clientTerm() + f.epoch() + f.firstSequence();
+                    int entry = f.firstEntry();
+                    for (int k = 0; k < f.count(); k++) {
+                        byte[] tag = new byte[WriteTag.LENGTH];
+                        byte[] env = new byte[f.envelopeLength(entry)];
+                        f.buffer().getBytes(f.writeTagOffset(entry), tag);
+                        f.buffer().getBytes(f.envelopeOffset(entry), env);
+                        sink += tag[0] + env.length;
+                        entry = f.nextEntry(entry);
+                    }
+                    if (entry != input.length - ClientProtocol.MAC_LENGTH) {
+                        throw new AssertionError("the entries end at " + entry + ", not where the MAC starts");
+                    }
                 }
                 default -> throw new AssertionError("a type without an oracle: " + HEADER.type());
             }

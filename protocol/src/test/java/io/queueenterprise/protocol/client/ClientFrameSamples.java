@@ -57,6 +57,12 @@ final class ClientFrameSamples {
         System.arraycopy(N32, 0, n64, 0, 32);
         System.arraycopy(N32, 0, n64, 32, 32);
         out.put(ClientFrameType.CLAIM, copy(b, new ClaimEncoder().wrap(b, 0).encode(7, 9, 0x8000000000000099L, N32, n64)));
+        ExpandableArrayBuffer appends = new ExpandableArrayBuffer(256);
+        appends.putBytes(ClientProtocol.APPEND_WRITE_TAG, N32, 0, WriteTag.LENGTH);
+        appends.putBytes(ClientProtocol.APPEND_ENVELOPE, ENVELOPE);
+        out.put(ClientFrameType.APPEND_BATCH, copy(b, new AppendBatchEncoder().wrap(b, 0).begin(7, 10, 0, 3, 99, 5)
+                .entry(appends, ClientProtocol.APPEND_WRITE_TAG, ENVELOPE.length)
+                .entry(appends, ClientProtocol.APPEND_WRITE_TAG, 20).end()));
         return out;
     }
 

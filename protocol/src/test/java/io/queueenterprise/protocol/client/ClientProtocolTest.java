@@ -48,6 +48,7 @@ class ClientProtocolTest {
         d.put(ClientFrameType.TAIL_CREDIT, new TailCreditDecoder()::wrap);
         d.put(ClientFrameType.TAIL_END, new TailEndDecoder()::wrap);
         d.put(ClientFrameType.CLAIM, new ClaimDecoder()::wrap);
+        d.put(ClientFrameType.APPEND_BATCH, new AppendBatchDecoder()::wrap);
         return d;
     }
 
@@ -147,6 +148,77 @@ class ClientProtocolTest {
         byte[] got = new byte[d.envelopeLength()];
         d.buffer().getBytes(d.envelopeOffset(), got);
         assertArrayEquals(envelope, got);
+    }
+
+    @Test
+    void appendBatchRoundTripsEachEntryWithItsTagAndEnvelope() throws Exception {
+        ExpandableArrayBuffer window = new ExpandableArrayBuffer(4096);
+        int[] lengths = {100, 0, 37, 2000};
+        int[] at = new int[lengths.length];
+        int place = 5;
+        for (int k = 0; k < lengths.length; k++) { // APPEND frames' tag and envelope, as a client's window holds them
+            at[k] = place;
+            window.putBytes(place, filled(WriteTag.LENGTH, 40 + k));
+            window.putBytes(place + WriteTag.LENGTH, filled(lengths[k], k));
+            place += WriteTag.LENGTH + lengths[k] + 3;
+        }
+        AppendBatchEncoder e = new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, Long.MIN_VALUE, -2);
+        for (int k = 0; k < lengths.length; k++) {
+            int expected = e.lengthWith(lengths[k]);
+            e.entry(window, at[k], lengths[k]);
+            assertEquals(expected, e.lengthWith(0) - ClientProtocol.BATCH_ENTRY_OVERHEAD);
+        }
+        int n = e.end();
+        assertEquals(ClientProtocol.BATCH_OVERHEAD + 4 * ClientProtocol.BATCH_ENTRY_OVERHEAD + 2137, n);
+        AppendBatchDecoder d = new AppendBatchDecoder().wrap(out, AT, n);
+        header(d, ClientFrameType.APPEND_BATCH, 9, 6, n);
+        assertEquals(3, d.queue());
+        assertEquals(4, d.count());
+        assertEquals(12, d.clientTerm());
+        assertEquals(Long.MIN_VALUE, d.epoch());
+        assertEquals(-2, d.firstSequence());
+        int entry = d.firstEntry();
+        for (int k = 0; k < lengths.length; k++) {
+            assertEquals(lengths[k], d.envelopeLength(entry));
+            byte[] tag = new byte[WriteTag.LENGTH];
+            d.buffer().getBytes(d.writeTagOffset(entry), tag);
+            assertArrayEquals(filled(WriteTag.LENGTH, 40 + k), tag);
+            byte[] got = new byte[lengths[k]];
+            d.buffer().getBytes(d.envelopeOffset(entry), got);
+            assertArrayEquals(filled(lengths[k], k), got);
+            entry = d.nextEntry(entry);
+        }
+        assertEquals(n - ClientProtocol.MAC_LENGTH, entry);
+    }
+
+    @Test
+    void anAppendBatchWhoseEntriesDoNotFillItExactlyIsMalformed() throws Exception {
+        ExpandableArrayBuffer window = new ExpandableArrayBuffer(256);
+        AppendBatchEncoder e = new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, 5, 0);
+        int n = e.entry(window, 0, 40).entry(window, 0, 40).end();
+        assertEquals(2, new AppendBatchDecoder().wrap(out, AT, n).count());
+
+        out.putInt(AT + ClientProtocol.HEADER_LENGTH + 24 + 60, 41, ClientProtocol.ORDER); // the second entry runs into the MAC
+        assertEquals("APPEND_BATCH an entry's envelope: needs 41 bytes, 40 left", assertThrows(MalformedClientFrameException.class,
+                () -> new AppendBatchDecoder().wrap(out, AT, n)).getMessage());
+        out.putInt(AT + ClientProtocol.HEADER_LENGTH + 24 + 60, 39, ClientProtocol.ORDER); // a byte left before the MAC
+        assertEquals("APPEND_BATCH body: 1 bytes after the last field", assertThrows(MalformedClientFrameException.class,
+                () -> new AppendBatchDecoder().wrap(out, AT, n)).getMessage());
+        out.putInt(AT + ClientProtocol.HEADER_LENGTH + 24 + 60, -1, ClientProtocol.ORDER);
+        assertEquals("APPEND_BATCH entry 1 envelope length: negative", assertThrows(MalformedClientFrameException.class,
+                () -> new AppendBatchDecoder().wrap(out, AT, n)).getMessage());
+        out.putInt(AT + ClientProtocol.HEADER_LENGTH + 24 + 60, 40, ClientProtocol.ORDER);
+        for (int count : new int[]{0, 3, ClientProtocol.MAX_BATCH_APPENDS + 1}) {
+            out.putShort(AT + ClientProtocol.HEADER_LENGTH + 2, (short) count, ClientProtocol.ORDER);
+            assertThrows(MalformedClientFrameException.class, () -> new AppendBatchDecoder().wrap(out, AT, n), "count " + count);
+        }
+        AppendBatchEncoder full = new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, 5, 0);
+        for (int k = 0; k < ClientProtocol.MAX_BATCH_APPENDS; k++) {
+            full.entry(window, 0, 1);
+        }
+        assertThrows(IllegalStateException.class, () -> full.entry(window, 0, 1));
+        assertEquals(ClientProtocol.MAX_BATCH_APPENDS, new AppendBatchDecoder().wrap(out, AT, full.end()).count());
+        assertThrows(IllegalStateException.class, () -> new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, 5, 0).end());
     }
 
     @Test
@@ -327,7 +399,7 @@ class ClientProtocolTest {
                 refused++;
             }
         }
-        assertEquals(14 * 13, refused);
+        assertEquals(15 * 14, refused);
     }
 
     @Test
@@ -343,12 +415,12 @@ class ClientProtocolTest {
     @Test
     void anUnknownFrameTypeCodeIsRefused() {
         byte[] frame = ClientFrameSamples.byType().get(ClientFrameType.PROOF).clone();
-        frame[ClientProtocol.TYPE_OFFSET] = 15;
+        frame[ClientProtocol.TYPE_OFFSET] = 16;
         UnknownProtocolCodeException e = assertThrows(UnknownProtocolCodeException.class,
                 () -> new ClientFrameHeaderDecoder().wrap(new UnsafeBuffer(frame), 0, frame.length));
         assertEquals("type", e.field());
-        assertEquals(15, e.code());
-        assertEquals("type: unknown code 15", e.getMessage());
+        assertEquals(16, e.code());
+        assertEquals("type: unknown code 16", e.getMessage());
         assertThrows(UnknownProtocolCodeException.class, () -> new ProofDecoder().wrap(new UnsafeBuffer(frame), 0, frame.length));
     }
 

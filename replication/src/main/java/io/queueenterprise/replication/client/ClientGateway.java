@@ -10,6 +10,7 @@ import io.queueenterprise.crypto.CipherMode;
 import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.protocol.transport.UdpChannels;
 import io.queueenterprise.protocol.client.AppendAckEncoder;
+import io.queueenterprise.protocol.client.AppendBatchDecoder;
 import io.queueenterprise.protocol.client.AppendDecoder;
 import io.queueenterprise.protocol.client.AppendPendingEncoder;
 import io.queueenterprise.protocol.client.ChallengeEncoder;
@@ -121,6 +122,7 @@ public final class ClientGateway {
     private int refusalSessions;
     private static final int MAX_REFUSAL_SESSIONS = 16;
     private volatile long appended;
+    private volatile long batchFrames;
     private volatile long ackFrames;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
@@ -247,6 +249,11 @@ public final class ClientGateway {
         return appended;
     }
 
+    /** APPEND_BATCH frames taken (their entries count in {@link #appended} as they are appended). */
+    public long batchFrames() {
+        return batchFrames;
+    }
+
     /** APPEND_ACK frames sent since start (each acknowledges a run of appends: coalesced). */
     public long ackFrames() {
         return ackFrames;
@@ -340,6 +347,7 @@ public final class ClientGateway {
         s.lastHeardNanos = nowNanos;
         switch (frame.type()) {
             case APPEND -> onAppend(s);
+            case APPEND_BATCH -> onAppendBatch(s);
             case TAIL_OPEN -> {
                 if (s.queue < 0 || in.tailOpen.queue() != s.queue) {
                     drop(ClientDrop.UNEXPECTED);
@@ -554,12 +562,38 @@ public final class ClientGateway {
 
     private void onAppend(Session s) {
         AppendDecoder frame = in.append;
-        long epoch = frame.epoch();
-        int sequence = frame.writerSequence();
         if (s.queue < 0 || frame.queue() != s.queue) {
             drop(ClientDrop.UNEXPECTED);
             return;
         }
+        append(s, frame.clientTerm(), frame.epoch(), frame.writerSequence(), frame.buffer(), frame.writeTagOffset(),
+                frame.envelopeOffset(), frame.envelopeLength());
+    }
+
+    /**
+     * Each entry exactly as an APPEND of its own, in order (the frame's MAC and sequence were checked once for all):
+     * every one is appended, answered as a resend, or refused for itself, so a refusal in the middle leaves the ones
+     * before it appended and the ones after refused SEQUENCE_GAP (the client resends from the refused one), as the
+     * same appends in separate frames would.
+     */
+    private void onAppendBatch(Session s) {
+        AppendBatchDecoder frame = in.appendBatch;
+        if (s.queue < 0 || frame.queue() != s.queue) {
+            drop(ClientDrop.UNEXPECTED);
+            return;
+        }
+        batchFrames++;
+        long clientTerm = frame.clientTerm();
+        long epoch = frame.epoch();
+        int sequence = frame.firstSequence();
+        for (int k = 0, entry = frame.firstEntry(), n = frame.count(); k < n; k++, entry = frame.nextEntry(entry)) {
+            append(s, clientTerm, epoch, sequence + k, frame.buffer(), frame.writeTagOffset(entry), frame.envelopeOffset(entry),
+                    frame.envelopeLength(entry));
+        }
+    }
+
+    /** One remote append: writer {@code epoch}'s {@code sequence}, its envelope and write tag in {@code bytes}. */
+    private void append(Session s, long clientTerm, long epoch, int sequence, DirectBuffer bytes, int tagAt, int at, int length) {
         int q = s.queue;
         if (node.role() != NodeStatus.Role.LEADER) {
             NodeConfig.Peer leader = leaderPeer();
@@ -579,19 +613,16 @@ public final class ClientGateway {
                     + " confirmed yet)");
             return;
         }
-        if (frame.clientTerm() > node.term()) {
+        if (clientTerm > node.term()) {
             refuse(s, s.mac, ClientRefusal.STALE_TERM, epoch, sequence, "node " + config.nodeId() + " leads term "
-                    + node.term() + " but the client has seen term " + frame.clientTerm());
+                    + node.term() + " but the client has seen term " + clientTerm);
             return;
         }
-        int length = frame.envelopeLength();
         if (length > MAX_ENVELOPE) {
             refuse(s, s.mac, ClientRefusal.TOO_LARGE, epoch, sequence, "envelope of " + length + " bytes; a node takes up to "
                     + MAX_ENVELOPE + " from a client");
             return;
         }
-        DirectBuffer bytes = frame.buffer();
-        int at = frame.envelopeOffset();
         bytes.getBytes(at, envelopeHeader, 0, Math.min(length, envelopeHeader.length));
         String shape = envelopeProblem(node.spec(q), envelopeHeader, length, epoch, sequence);
         if (shape != null) {
@@ -604,7 +635,7 @@ public final class ClientGateway {
             refuse(s, s.mac, ClientRefusal.WRITE_UNAUTHORISED, epoch, sequence, writeKeys.problem());
             return;
         }
-        if (!writeTag.verify(bytes, at, length, frame.writeTagOffset())) {
+        if (!writeTag.verify(bytes, at, length, tagAt)) {
             refuse(s, s.mac, ClientRefusal.WRITE_UNAUTHORISED, epoch, sequence, "the APPEND's write tag does not verify"
                     + " under queue '" + s.queueName + "' key version " + Envelope.keyId(envelopeHeader, 0)
                     + ": the client does not hold the queue's master key");

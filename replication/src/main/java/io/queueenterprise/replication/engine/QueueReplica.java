@@ -94,8 +94,14 @@ final class QueueReplica {
     String lastWriterStallAt;
     /** The writer's operation in hand was already counted as a stall. */
     private boolean inWriterStall;
-    /** Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. */
-    final Recorder ackLatency = new Recorder(3);
+    /** The longest append-to-quorum latency recorded as itself; longer ones are recorded as this (60 s). */
+    static final long MAX_RECORDED_ACK_NANOS = 60_000_000_000L;
+    /**
+     * Append-to-quorum latencies (ns) of excerpts the quorum index passed while this node led. Sized for
+     * {@link #MAX_RECORDED_ACK_NANOS} from the start (about 0.4 MiB a queue): an auto-resizing one grew by a few hundred
+     * KiB on the duty thread whenever a stall set a new maximum, an allocation on the hot path.
+     */
+    final Recorder ackLatency = new Recorder(MAX_RECORDED_ACK_NANOS, 3);
 
     private final long[] seenIndex = new long[SEEN_RING];
     private final long[] seenNanos = new long[SEEN_RING];
@@ -209,7 +215,7 @@ final class QueueReplica {
                 break;
             }
             if (record) {
-                ackLatency.recordValue(Math.max(0, nanos - seenNanos[slot]));
+                ackLatency.recordValue(Math.min(MAX_RECORDED_ACK_NANOS, Math.max(0, nanos - seenNanos[slot])));
             }
             seenTail++;
         }
