@@ -71,6 +71,10 @@ public final class ReplicaStore implements AutoCloseable {
     private final WrittenMarks.Writer replicaMarks;
     /** Excerpts {@link #writeAt} stored: raised after each is complete (release), read by the duty thread. */
     private final java.util.concurrent.atomic.AtomicLong replicaWrites = new java.util.concurrent.atomic.AtomicLong();
+    /** What each of those writes was, for the writer sessions (filled before the count moves). */
+    private final ReplicaWriteFeed replicaWriteFeed = new ReplicaWriteFeed();
+    /** {@link #writeAt}'s copy of each write's first bytes (its envelope header), for the feed. */
+    private final byte[] replicaHeader = new byte[io.queueenterprise.crypto.Envelope.HEADER_LENGTH];
 
     private ReplicaStore(Path dir, SingleChronicleQueue chronicle) {
         this.dir = dir;
@@ -295,6 +299,7 @@ public final class ReplicaStore implements AutoCloseable {
      * @throws StorageFullException if the file system is nearly full (nothing written)
      */
     public void writeAt(long index, byte[] src, int offset, int length) {
+        System.arraycopy(src, offset, replicaHeader, 0, Math.min(length, replicaHeader.length));
         writeAt(index, replicaSource.of(src, offset, length), length);
     }
 
@@ -304,7 +309,9 @@ public final class ReplicaStore implements AutoCloseable {
      * mapped cycle file, the one copy this write makes.
      */
     public void writeAt(long index, long address, int length) {
-        writeAt(index, replicaSource.of(address, length), length);
+        BytesStore<?, ?> source = replicaSource.of(address, length);
+        source.read(0, replicaHeader, 0, Math.min(length, replicaHeader.length));
+        writeAt(index, source, length);
     }
 
     private void writeAt(long index, BytesStore<?, ?> source, int length) {
@@ -312,19 +319,36 @@ public final class ReplicaStore implements AutoCloseable {
             replicaAppender = chronicle.createAppender(); // can wait out a stalled or dead writer's lock: seconds
         }
         replicaStorage.spend(queueName, length); // StorageFullException: nothing written
-        ((InternalAppender) replicaAppender).writeBytes(index, source);
-        long written = replicaAppender.lastIndexAppended();
+        long n = replicaWrites.get(); // one writing thread: no read-modify-write race
+        long written;
+        try {
+            ((InternalAppender) replicaAppender).writeBytes(index, source);
+            written = replicaAppender.lastIndexAppended();
+        } catch (RuntimeException | Error e) {
+            // what (if anything) was written is unknown: the writer sessions read the queue itself from here
+            replicaWriteFeed.unknown(n);
+            replicaWrites.lazySet(n + 1);
+            throw e;
+        }
         if (written != index) { // Chronicle ignores an index below its end: never let that pass silently
+            replicaWriteFeed.unknown(n);
+            replicaWrites.lazySet(n + 1);
             throw new IllegalStateException("excerpt for index 0x" + Long.toHexString(index)
                     + " was not written there (last written 0x" + Long.toHexString(written) + ")");
         }
         replicaMarks.written(index);
-        replicaWrites.lazySet(replicaWrites.get() + 1); // one writing thread: no read-modify-write race
+        replicaWriteFeed.add(n, index, replicaHeader, length);
+        replicaWrites.lazySet(n + 1); // after the excerpt and its feed slot (release)
+    }
+
+    /** What the latest replicated writes were ({@link #replicaWrites} numbers them from 0). */
+    public ReplicaWriteFeed replicaWriteFeed() {
+        return replicaWriteFeed;
     }
 
     /**
-     * How many excerpts {@link #writeAt} has stored through this store (replicated ones: a follower's, or a quarantine
-     * copy's), raised only once each is complete. A reader that noted this count before reading the queue to its end
+     * How many excerpts {@link #writeAt} has stored (or failed to store) through this store (replicated ones: a
+     * follower's, or a quarantine copy's), raised only once each is complete or has failed. A reader that noted this count before reading the queue to its end
      * and sees it unchanged later knows that no excerpt arrived that way since.
      */
     public long replicaWrites() {

@@ -3,6 +3,7 @@ package io.queueenterprise.replication.client;
 import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.protocol.client.ClientProtocol;
 import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.queue.ReplicaWriteFeed;
 import org.agrona.collections.Long2LongHashMap;
 
 /**
@@ -34,19 +35,31 @@ final class WriterSessions {
     private ReplicaStore store;
     private ReplicaStore.RawTailer tailer;
     /**
-     * The store's {@link ReplicaStore#replicaWrites} count noted before the tailer last read to the queue's end, or
-     * {@link #NONE} while it has not (or reads on). While the count stays at it, nothing a writer session needs arrived
-     * since: the queue grew only by this node's own appends, recorded as they are made ({@link #appended}), and by
-     * local appenders' index-bound envelopes, which are never a writer session's. So the tailer need not read this
-     * node's own appends back (that read was 11 % of a leader's samples under a remote client's full window).
+     * The store's {@link ReplicaStore#replicaWrites} count up to which every excerpt of the queue is accounted for, or
+     * {@link #NONE} while the tailer reads on. Beyond the excerpts the tailer read, the queue grows only by this node's
+     * own appends, recorded as they are made ({@link #appended}), by replicated writes, which the store's
+     * {@link ReplicaWriteFeed} tells of (their count moves), and by local appenders' index-bound envelopes, which are
+     * never a writer session's. So neither a leader's own appends nor a follower's replicated writes are read back
+     * (that read was 11 % of a leader's and 4 % of all samples on a follower under a remote client's full window).
      */
     private long replicaWritesAtEnd = NONE;
-    /** This node's own appends since the tailer last read to the end, and the latest one's index. */
-    private int ownSinceEnd;
-    private long ownLastIndex = -1;
     /**
-     * Own appends after which a tailer at the end is moved past them (an index lookup), so that it never lags far
-     * behind the queue: it would hold old cycle files mapped, and a role change would make it read them all.
+     * Excerpts recorded without the tailer since it last read to the end (this node's own appends, and replicated
+     * writes taken from the store's {@link ReplicaWriteFeed}), and the latest one's index: everything up to it is known.
+     */
+    private int recordedSinceEnd;
+    private long knownLastIndex = -1;
+    /** Records each replicated write the feed tells of (one object: nothing allocated per write). */
+    private final ReplicaWriteFeed.Reader fed = (index, epoch, sequence) -> {
+        if (sequence != ReplicaWriteFeed.NOT_A_SESSION) {
+            record(epoch, (int) sequence, index);
+        }
+        recordedSinceEnd++;
+        knownLastIndex = Math.max(knownLastIndex, index);
+    };
+    /**
+     * Records made without the tailer after which it is moved past them (an index lookup), so that it never lags far
+     * behind the queue: it would hold old cycle files mapped, and a lost feed would make it read them all again.
      */
     static final int REPOSITION_AFTER = 4096;
 
@@ -79,32 +92,33 @@ final class WriterSessions {
             tailer = current.rawTailer();
             tailer.toStart();
             replicaWritesAtEnd = NONE;
-            ownSinceEnd = 0;
-            ownLastIndex = -1;
+            recordedSinceEnd = 0;
+            knownLastIndex = -1;
         }
         long replicaWrites = current.replicaWrites(); // noted before reading: a write after it is seen next time
+        if (replicaWritesAtEnd != NONE && replicaWrites != replicaWritesAtEnd) {
+            // replicated excerpts arrived (this node follows): what they were, from the store's feed, without reading
+            // them back; when it no longer holds them all, read on from where the tailer stopped (below)
+            replicaWritesAtEnd = current.replicaWriteFeed().read(current, replicaWritesAtEnd, replicaWrites, fed)
+                    ? replicaWrites : NONE;
+        }
         if (replicaWritesAtEnd != NONE) {
-            if (replicaWrites == replicaWritesAtEnd) {
-                if (ownSinceEnd >= REPOSITION_AFTER) {
-                    // nothing arrived but this node's own appends (and index-bound ones): skip them by index
-                    if (tailer.moveAfter(ownLastIndex)) {
-                        ownSinceEnd = 0;
-                    } else {
-                        replicaWritesAtEnd = NONE; // not held (cannot happen without a new store): read on instead
-                        tailer.toStart();
-                    }
+            if (recordedSinceEnd >= REPOSITION_AFTER) {
+                // everything up to knownLastIndex is recorded (own appends, fed writes) or index-bound: skip it by index
+                if (tailer.moveAfter(knownLastIndex)) {
+                    recordedSinceEnd = 0;
+                } else {
+                    replicaWritesAtEnd = NONE; // not held (cannot happen without a new store): read on instead
+                    tailer.toStart();
                 }
-                return true;
             }
-            // Replicated excerpts arrived (this node followed meanwhile): read on from where the tailer stopped; this
-            // node's own appends on the way are recorded already (recording them again changes nothing).
-            replicaWritesAtEnd = NONE;
+            return true;
         }
         for (int n = 0; n < budget; n++) {
             int length = tailer.next();
             if (length < 0) {
                 replicaWritesAtEnd = replicaWrites;
-                ownSinceEnd = 0;
+                recordedSinceEnd = 0;
                 return true;
             }
             byte[] bytes = tailer.bytes();
@@ -121,8 +135,8 @@ final class WriterSessions {
      */
     void appended(long epoch, int sequence, long index) {
         record(epoch, sequence, index);
-        ownSinceEnd++;
-        ownLastIndex = index;
+        recordedSinceEnd++;
+        knownLastIndex = index;
     }
 
     /** Notes that writer {@code epoch} stored {@code sequence} at {@code index} (only moves forward). */

@@ -2,6 +2,7 @@ package io.queueenterprise.replication.client;
 
 import io.queueenterprise.crypto.Envelope;
 import io.queueenterprise.queue.ReplicaStore;
+import io.queueenterprise.queue.ReplicaWriteFeed;
 import net.openhft.chronicle.queue.RollCycles;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,40 @@ class WriterSessionsCatchUpTest {
                 assertEquals(0, w.lastSequence(REPLICATED + 1));
                 assertEquals(next + 1, w.indexOf(REPLICATED + 1, 0));
                 assertEquals(own - 1, w.lastSequence(OWN));
+                w.close();
+            }
+        }
+    }
+
+    @Test
+    void aFollowersReplicatedWritesAreTakenFromTheFeedOrReadWhenMoreArrivedThanItHolds() {
+        for (int between : new int[]{3, ReplicaWriteFeed.CAPACITY - 1, ReplicaWriteFeed.CAPACITY + 7}) {
+            try (ReplicaStore store = ReplicaStore.open(dir.resolve("f" + between), RollCycles.FAST_DAILY)) {
+                WriterSessions w = new WriterSessions();
+                byte[] local = envelope(REPLICATED + 2, 0);
+                local[Envelope.MODE_OFFSET] |= (byte) Envelope.FLAG_INDEX_BOUND; // a local appender's: never a session's
+                long index = store.append(local, 0, 32);
+                assertTrue(w.catchUp(store, 10)); // read to its end
+                int[] next = new int[2];
+                long[] at = new long[2];
+                for (int round = 0; round < 3; round++) {
+                    for (int i = 0; i < between; i++) { // two remote writers' envelopes and local ones, interleaved
+                        int writer = i % 3;
+                        index++;
+                        if (writer == 2) {
+                            store.writeAt(index, local, 0, 32);
+                        } else {
+                            at[writer] = index;
+                            store.writeAt(index, envelope(REPLICATED + writer, next[writer]++), 0, 32);
+                        }
+                    }
+                    assertTrue(w.catchUp(store, 100_000), between + " writes");
+                    for (int writer = 0; writer < 2; writer++) {
+                        assertEquals(next[writer] - 1, w.lastSequence(REPLICATED + writer), between + " writes, round " + round);
+                        assertEquals(at[writer], w.indexOf(REPLICATED + writer, next[writer] - 1), between + " writes, round " + round);
+                    }
+                    assertEquals(-1, w.lastSequence(REPLICATED + 2), "an index-bound envelope is not a session's");
+                }
                 w.close();
             }
         }
