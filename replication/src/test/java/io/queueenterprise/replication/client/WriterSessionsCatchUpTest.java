@@ -94,6 +94,63 @@ class WriterSessionsCatchUpTest {
         }
     }
 
+    /**
+     * The feed is read while the writer thread writes (as a follower's duty thread reads it while its writer writes):
+     * whatever a catch-up records is right at that moment (a sequence's index is the one it was written at), through
+     * reads that keep up, reads that fall more than the ring behind (the queue is read instead), and pauses between.
+     */
+    @Test
+    void catchingUpWhileTheWriterWritesNeverRecordsAWrongIndex() throws Exception {
+        int writes = 3 * ReplicaWriteFeed.CAPACITY + 500;
+        try (ReplicaStore store = ReplicaStore.open(dir.resolve("concurrent"), RollCycles.FAST_DAILY)) {
+            byte[] local = envelope(REPLICATED + 2, 0);
+            local[Envelope.MODE_OFFSET] |= (byte) Envelope.FLAG_INDEX_BOUND;
+            long base = store.append(local, 0, 32) + 1;
+            WriterSessions w = new WriterSessions();
+            assertTrue(w.catchUp(store, 10));
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < writes; i++) {
+                        store.writeAt(base + i, envelope(REPLICATED, i), 0, 32);
+                    }
+                } catch (Throwable e) {
+                    failed.set(e);
+                }
+            }, "feed-writer");
+            writer.start();
+            java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+            int checks = 0;
+            while (writer.isAlive() || checks == 0) {
+                if (w.catchUp(store, 1 + random.nextInt(2 * ReplicaWriteFeed.CAPACITY))) {
+                    long last = w.lastSequence(REPLICATED);
+                    if (last >= 0) {
+                        assertEquals(base + last, w.indexOf(REPLICATED, last), "sequence " + last);
+                        // every one of the epoch's latest PER_EPOCH is known, none skipped (a resend after a failover
+                        // would be refused REPLAYED instead of answered with its index)
+                        long earlier = Math.max(0, last - random.nextInt(WriterSessions.PER_EPOCH));
+                        assertEquals(base + earlier, w.indexOf(REPLICATED, earlier), "sequence " + earlier + ", the last " + last);
+                    }
+                    checks++;
+                }
+                if (random.nextInt(4) == 0) {
+                    Thread.sleep(random.nextInt(3)); // now and then fall behind, past the ring
+                }
+            }
+            writer.join();
+            assertEquals(null, failed.get());
+            while (!w.catchUp(store, 100_000)) {
+                Thread.onSpinWait();
+            }
+            assertEquals(writes - 1, w.lastSequence(REPLICATED));
+            for (int s = writes - WriterSessions.PER_EPOCH; s < writes; s++) {
+                assertEquals(base + s, w.indexOf(REPLICATED, s), "sequence " + s);
+            }
+            assertTrue(checks > 1, "catch-ups while the writer wrote: " + checks);
+            w.close();
+        }
+    }
+
     @Test
     void aNewStoreIsReadFromItsStart() {
         try (ReplicaStore first = ReplicaStore.open(dir.resolve("a"), RollCycles.FAST_DAILY);
