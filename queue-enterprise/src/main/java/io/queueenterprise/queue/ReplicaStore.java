@@ -325,20 +325,23 @@ public final class ReplicaStore implements AutoCloseable {
             ((InternalAppender) replicaAppender).writeBytes(index, source);
             written = replicaAppender.lastIndexAppended();
         } catch (RuntimeException | Error e) {
-            // what (if anything) was written is unknown: the writer sessions read the queue itself from here
-            replicaWriteFeed.unknown(n);
-            replicaWrites.lazySet(n + 1);
+            writeUnknown(n);
             throw e;
         }
         if (written != index) { // Chronicle ignores an index below its end: never let that pass silently
-            replicaWriteFeed.unknown(n);
-            replicaWrites.lazySet(n + 1);
+            writeUnknown(n);
             throw new IllegalStateException("excerpt for index 0x" + Long.toHexString(index)
                     + " was not written there (last written 0x" + Long.toHexString(written) + ")");
         }
         replicaMarks.written(index);
         replicaWriteFeed.add(n, index, replicaHeader, length);
         replicaWrites.lazySet(n + 1); // after the excerpt and its feed slot (release)
+    }
+
+    /** Write {@code n} failed: what (if anything) it left is unknown, so the writer sessions read the queue itself from here. */
+    private void writeUnknown(long n) {
+        replicaWriteFeed.unknown(n);
+        replicaWrites.lazySet(n + 1);
     }
 
     /** What the latest replicated writes were ({@link #replicaWrites} numbers them from 0). */

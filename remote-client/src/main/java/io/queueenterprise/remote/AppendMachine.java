@@ -215,7 +215,7 @@ final class AppendMachine {
         int first = window.sequence(from);
         int n = 0;
         while (n < max && window.sequence(from + n) == first + n) {
-            int entry = ClientProtocol.BATCH_ENTRY_OVERHEAD + window.envelopeLength(from + n);
+            int entry = ClientProtocol.batchEntryLength(window.envelopeLength(from + n));
             if (bytes + entry > c.maxBatchBytes) {
                 break;
             }

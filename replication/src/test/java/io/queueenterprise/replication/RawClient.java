@@ -123,6 +123,24 @@ final class RawClient implements AutoCloseable {
         return copy;
     }
 
+    /**
+     * A writer as the real client is one: connected to {@code queue}, {@code claim}'s epoch claimed, and its APPENDs
+     * tagged with the queue's write key from {@code ring}.
+     */
+    static RawClient writer(int nodeClientPort, Path credentialFile, String queue, WriterClaim claim,
+                            KeyRing ring) throws Exception {
+        RawClient client = new RawClient(nodeClientPort, credentialFile);
+        try {
+            client.connect(queue);
+            client.claim(claim);
+            client.writeTag = new io.queueenterprise.protocol.client.WriteTag(io.queueenterprise.crypto.WriteKeys.derive(ring.activeKey(), queue));
+            return client;
+        } catch (Exception | Error e) {
+            client.close();
+            throw e;
+        }
+    }
+
     /** Sends the CLAIM of {@code claim}'s epoch on this connection, signed as the real client signs it. */
     void claim(WriterClaim claim) throws InterruptedException {
         claim(claim.epoch(), claim.publicKey(), claim.sign(connection, clientNonce, nodeNonce));

@@ -172,10 +172,7 @@ class RemoteWriterOwnershipTest {
             WriterClaim claim = WriterClaim.generate();
             byte[][] envelopes = RawClient.sealedEnvelopes(QUEUE, descriptor, ring, MODE, claim, "excerpt", 8);
             long epoch = claim.epoch();
-            try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
-                client.connect(QUEUE);
-                client.claim(claim);
-                client.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
+            try (RawClient client = RawClient.writer(cluster.peers.get(0).clientPort(), cluster.clientCredential, QUEUE, claim, ring)) {
                 for (int i = 0; i < 2; i++) {
                     client.send(client.append(++client.txSequence, 0, epoch, i, envelopes[i]));
                     client.expect(AppendAckDecoder.class);
@@ -222,10 +219,7 @@ class RemoteWriterOwnershipTest {
             WriterClaim claim = WriterClaim.generate();
             byte[][] envelopes = RawClient.sealedEnvelopes(QUEUE, QueueDescriptor.read(queueDir), ring, MODE, claim, "batched", 6);
             long epoch = claim.epoch();
-            try (RawClient client = new RawClient(cluster.peers.get(0).clientPort(), cluster.clientCredential)) {
-                client.connect(QUEUE);
-                client.claim(claim);
-                client.writeTag = new WriteTag(WriteKeys.derive(ring.activeKey(), QUEUE));
+            try (RawClient client = RawClient.writer(cluster.peers.get(0).clientPort(), cluster.clientCredential, QUEUE, claim, ring)) {
                 long appendedBefore = gateway.appended();
 
                 // entries 0..5 with entry 2's write tag forged

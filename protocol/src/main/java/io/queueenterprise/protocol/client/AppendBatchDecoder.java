@@ -82,7 +82,7 @@ public final class AppendBatchDecoder extends ClientFrameDecoder {
 
     /** The entry after the one at {@code entry}. */
     public int nextEntry(int entry) {
-        return entry + ClientProtocol.BATCH_ENTRY_OVERHEAD + envelopeLength(entry);
+        return entry + ClientProtocol.batchEntryLength(envelopeLength(entry));
     }
 
     public int envelopeLength(int entry) {

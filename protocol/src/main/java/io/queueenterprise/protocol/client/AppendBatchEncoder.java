@@ -39,9 +39,12 @@ public final class AppendBatchEncoder extends ClientFrameEncoder<AppendBatchEnco
         if (count == MAX_BATCH_APPENDS) {
             throw new IllegalStateException("an APPEND_BATCH carries at most " + MAX_BATCH_APPENDS + " appends");
         }
+        if (envelopeLength < 0) {
+            throw new IllegalArgumentException("APPEND_BATCH entry " + count + ": envelope length " + envelopeLength + " is negative");
+        }
         i32(at, envelopeLength);
         buffer.putBytes(offset + at + 4, src, tagAt, WriteTag.LENGTH + envelopeLength);
-        at += ClientProtocol.BATCH_ENTRY_OVERHEAD + envelopeLength;
+        at += ClientProtocol.batchEntryLength(envelopeLength);
         count++;
         return this;
     }
@@ -53,15 +56,5 @@ public final class AppendBatchEncoder extends ClientFrameEncoder<AppendBatchEnco
         }
         u16(HEADER_LENGTH + 2, count);
         return finish(at);
-    }
-
-    /** Appends in the batch so far. */
-    public int count() {
-        return count;
-    }
-
-    /** The frame's length, MAC included, were it ended now with one more entry of {@code envelopeLength} bytes. */
-    public int lengthWith(int envelopeLength) {
-        return at + ClientProtocol.BATCH_ENTRY_OVERHEAD + envelopeLength + ClientProtocol.MAC_LENGTH;
     }
 }

@@ -43,6 +43,11 @@ public final class ClientProtocol {
     public static final int BATCH_OVERHEAD = 24 + 24 + FrameTrailerMac.LENGTH; // header, batch fields, MAC
     /** Bytes each APPEND_BATCH entry adds to its envelope: its length (i32) and write tag. */
     public static final int BATCH_ENTRY_OVERHEAD = 4 + WriteTag.LENGTH;
+
+    /** Bytes one APPEND_BATCH entry of an {@code envelopeLength}-byte envelope takes (a batch is {@link #BATCH_OVERHEAD} and its entries). */
+    public static int batchEntryLength(int envelopeLength) {
+        return BATCH_ENTRY_OVERHEAD + envelopeLength;
+    }
     /** An X25519 public key (CONNECT, CHALLENGE). */
     public static final int EPHEMERAL_LENGTH = 32;
     /** An Ed25519 signature (PROOF, CLAIM). */

@@ -163,12 +163,13 @@ class ClientProtocolTest {
             place += WriteTag.LENGTH + lengths[k] + 3;
         }
         AppendBatchEncoder e = new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, Long.MIN_VALUE, -2);
+        int expected = ClientProtocol.BATCH_OVERHEAD;
         for (int k = 0; k < lengths.length; k++) {
-            int expected = e.lengthWith(lengths[k]);
             e.entry(window, at[k], lengths[k]);
-            assertEquals(expected, e.lengthWith(0) - ClientProtocol.BATCH_ENTRY_OVERHEAD);
+            expected += ClientProtocol.batchEntryLength(lengths[k]); // what a client sizes its batches by
         }
         int n = e.end();
+        assertEquals(expected, n);
         assertEquals(ClientProtocol.BATCH_OVERHEAD + 4 * ClientProtocol.BATCH_ENTRY_OVERHEAD + 2137, n);
         AppendBatchDecoder d = new AppendBatchDecoder().wrap(out, AT, n);
         header(d, ClientFrameType.APPEND_BATCH, 9, 6, n);
@@ -219,6 +220,8 @@ class ClientProtocolTest {
         assertThrows(IllegalStateException.class, () -> full.entry(window, 0, 1));
         assertEquals(ClientProtocol.MAX_BATCH_APPENDS, new AppendBatchDecoder().wrap(out, AT, full.end()).count());
         assertThrows(IllegalStateException.class, () -> new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, 5, 0).end());
+        assertEquals("APPEND_BATCH entry 0: envelope length -1 is negative", assertThrows(IllegalArgumentException.class,
+                () -> new AppendBatchEncoder().wrap(out, AT).begin(9, 6, 3, 12, 5, 0).entry(window, 0, -1)).getMessage());
     }
 
     @Test
@@ -410,6 +413,26 @@ class ClientProtocolTest {
         d.wrap(new UnsafeBuffer(pending), 0, pending.length);
         assertThrows(WrongClientFrameTypeException.class, () -> d.wrap(new UnsafeBuffer(ack), 0, ack.length));
         assertNull(d.type());
+    }
+
+    /**
+     * No downgrade: a frame of the version before (or any other) is refused by every decoder, naming both versions,
+     * before any field of it is read; a node counts it MALFORMED and answers nothing.
+     */
+    @Test
+    void aFrameOfAnotherVersionIsRefusedByEveryDecoder() {
+        Map<ClientFrameType, Wrap> decoders = decoders();
+        for (Map.Entry<ClientFrameType, byte[]> sample : ClientFrameSamples.byType().entrySet()) {
+            for (int version : new int[]{ClientProtocol.VERSION - 1, ClientProtocol.VERSION + 1, 0}) {
+                byte[] frame = sample.getValue().clone();
+                frame[0] = (byte) version;
+                MalformedClientFrameException e = assertThrows(MalformedClientFrameException.class,
+                        () -> new ClientFrameDecoders().wrap(new UnsafeBuffer(frame), 0, frame.length), sample.getKey() + " v" + version);
+                assertEquals("version: " + version + ", this side speaks " + ClientProtocol.VERSION, e.getMessage());
+                assertThrows(MalformedClientFrameException.class,
+                        () -> decoders.get(sample.getKey()).wrap(new UnsafeBuffer(frame), 0, frame.length));
+            }
+        }
     }
 
     @Test
