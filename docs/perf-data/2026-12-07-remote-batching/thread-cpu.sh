@@ -9,6 +9,7 @@ subject=$1; size=${2:-40}; slice=${3:-100000}; batching=${4:-20}; rounds=40; war
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+trap 'echo "thread-cpu.sh: line $LINENO failed (exit $?); the run printed:" >&2; cat "$out/run.txt" >&2 2>/dev/null || true' ERR
 "$root/bin/qe" ratios --replicated --only "$subject" --sizes "$size" --rounds $rounds --warmup-rounds $warmup \
   --slice "$slice" --send-batching-us "$batching" > "$out/run.txt" 2>&1 &
 qe=$!
@@ -18,7 +19,7 @@ for _ in $(seq 600); do jvm=$(pgrep -P $qe java || true); [[ -n "$jvm" ]] && bre
 hz=$(getconf CLK_TCK)
 while kill -0 "$jvm" 2>/dev/null; do
   snap=$(for t in /proc/$jvm/task/*; do n=$(cat "$t/comm" 2>/dev/null || true); s=($(sed 's/^.*) //' "$t/stat" 2>/dev/null || true))
-         [[ -n "$n" && ${#s[@]} -gt 12 ]] && echo "$n|${s[11]}|${s[12]}"; done)
+         [[ -n "$n" && ${#s[@]} -gt 12 ]] && echo "$n|${s[11]}|${s[12]}"; done; true)  # a thread may end mid-read
   [[ $(grep -c '^qe-replication' <<<"$snap") -ge 2 ]] && echo "$snap" > "$out/last"
   sleep 0.3
 done
