@@ -46,7 +46,7 @@ public final class RatiosCommand implements Callable<Integer> {
     boolean replicated;
 
     @Option(names = "--send-batching-us", description = "with --replicated: the remote clients' sendBatching linger in"
-            + " microseconds, 0 to 1000000 (0: each append sent as written; default ${DEFAULT-VALUE})", defaultValue = "20")
+            + " microseconds, 0 to 1000000 (0: each append sent as written; default ${DEFAULT-VALUE})", defaultValue = "100")
     long sendBatchingMicros;
 
     @CommandLine.Spec

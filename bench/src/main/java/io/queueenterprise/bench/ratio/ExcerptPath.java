@@ -47,6 +47,11 @@ abstract class ExcerptPath implements AutoCloseable {
     /** Appends and reads back {@code n} excerpts; returns a checksum the caller consumes (no dead code). */
     abstract long run(int n);
 
+    /** What the run did that explains its figure (read after the last round), or empty. */
+    String measured() {
+        return "";
+    }
+
     @Override
     public abstract void close();
 
@@ -288,14 +293,17 @@ abstract class ExcerptPath implements AutoCloseable {
      * 1 MiB) kept full, a slice done when every append of it is acknowledged (async: by the leader's append; quorum:
      * once the follower holds it too). The client seals each message (AES_128_CTR_POLY1305) and signs its write tag,
      * and batches its sends ({@link #DEFAULT_SEND_BATCHING} unless {@code qe ratios --send-batching-us} says otherwise;
-     * 0: each append sent as written): a streaming writer's setting, which the slice's loop is.
+     * 0: each append sent as written): a streaming writer's setting, which the slice's loop is. With the window kept
+     * full each append already waits for about a thousand before it, so the linger adds little to its latency.
      */
     static final class Remote extends ExcerptPath implements AppendListener {
         /**
          * {@code RemoteQueue.Builder.sendBatching}: a write while others are in flight may wait up to this long for the
-         * next ones (20 µs: the best of 5, 20 and 100 µs measured alone, docs/perf-data/2026-12-07-remote-batching).
+         * next ones. 100 µs: with APPEND_BATCH, the ratio to replicated-async rose from 20 µs to 50 and 100 µs and
+         * stayed flat to 500 µs (docs/perf-data/2026-12-08-linger); before APPEND_BATCH, 20 µs had been the best of 5,
+         * 20 and 100 µs measured alone (docs/perf-data/2026-12-07-remote-batching).
          */
-        public static final java.time.Duration DEFAULT_SEND_BATCHING = java.time.Duration.ofNanos(20_000);
+        public static final java.time.Duration DEFAULT_SEND_BATCHING = java.time.Duration.ofNanos(100_000);
         private final RemoteAppendSubject cluster;
         private final RemoteQueue client;
         private final RemoteAppender appender;
@@ -336,6 +344,11 @@ abstract class ExcerptPath implements AutoCloseable {
                 throw failure;
             }
             return acknowledged - before;
+        }
+
+        @Override
+        String measured() {
+            return cluster.leaderIntake();
         }
 
         @Override

@@ -226,7 +226,8 @@ public final class PathRatios {
             List<String> descriptions = new ArrayList<>();
             for (ExcerptPath p : paths) {
                 names.add(p.name);
-                descriptions.add(p.description);
+                String measured = p.measured();
+                descriptions.add(measured.isEmpty() ? p.description : p.description + "; " + measured);
             }
             return new Result(size, names, descriptions, ns, replicated);
         } finally {
@@ -302,6 +303,10 @@ public final class PathRatios {
         for (int s = 0; s < r.subjects().size(); s++) {
             out.printf("%-24s %10.1f %12.0f %26s %26s%n", r.subjects().get(s), r.medianNs(s), 1e9 / r.medianNs(s),
                     ratioText(r, s, local), ratioText(r, s, async));
+        }
+        out.printf("Subjects:%n");
+        for (int s = 0; s < r.subjects().size(); s++) {
+            out.printf("  %s: %s%n", r.subjects().get(s), r.descriptions().get(s));
         }
         for (String[] target : REPLICATED_TARGETS) {
             int s = r.indexOf(target[0]);

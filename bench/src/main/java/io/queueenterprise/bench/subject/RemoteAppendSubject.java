@@ -156,6 +156,18 @@ public final class RemoteAppendSubject implements Subject {
                 .ackTimeout(ACK_TIMEOUT).sendBatching(sendBatching).build();
     }
 
+    /**
+     * How the leader took this cluster's remote appends so far: appends, and the APPEND_BATCH frames with their entries
+     * (what a client's {@code sendBatching} changes).
+     */
+    public String leaderIntake() {
+        io.queueenterprise.replication.client.ClientGateway gateway = leader.clientGateway();
+        long frames = gateway.batchFrames();
+        long entries = gateway.batchEntries();
+        return String.format("the leader appended %,d; %,d APPEND_BATCH frames carried %,d (%.1f per frame)",
+                gateway.appended(), frames, entries, frames == 0 ? 0.0 : (double) entries / frames);
+    }
+
     private EnterpriseQueue.Builder leaderQueueBuilder() {
         EnterpriseQueue.Builder builder = EnterpriseQueue.builder(leaderQueueDir).encrypted(ring)
                 .cipherMode(CipherMode.AES_128_CTR_POLY1305);

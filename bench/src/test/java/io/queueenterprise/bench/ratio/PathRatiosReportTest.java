@@ -52,10 +52,13 @@ class PathRatiosReportTest {
         List<String> subjects = List.of("replicated-async", "remote-append-async");
         double[][] ns = {{100, 100, 100}, {300, 300, 300}};
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PathRatios.print(new PathRatios.Result(256, subjects, subjects, ns, true),
+        List<String> descriptions = List.of("local appends, a follower", "a remote client; the leader appended 3; 1 APPEND_BATCH frames carried 3");
+        PathRatios.print(new PathRatios.Result(256, subjects, descriptions, ns, true),
                 new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String report = bytes.toString(StandardCharsets.UTF_8);
         assertTrue(report.contains("Target remote-append-async / replicated-async >= 0.50 at 256 B: median 0.33"), report);
+        // what each subject is, and what its run did (the remote leader's intake), is in the report
+        assertTrue(report.contains("  remote-append-async: a remote client; the leader appended 3; 1 APPEND_BATCH frames carried 3"), report);
         assertEquals(1, report.lines().filter(l -> l.startsWith("Target")).count(), report);
     }
 }

@@ -123,6 +123,7 @@ public final class ClientGateway {
     private static final int MAX_REFUSAL_SESSIONS = 16;
     private volatile long appended;
     private volatile long batchFrames;
+    private volatile long batchEntries;
     private volatile long ackFrames;
 
     public ClientGateway(NodeConfig config, ClientCredential credential) {
@@ -239,12 +240,12 @@ public final class ClientGateway {
         return refusals.get(reason.ordinal());
     }
 
-    /** Envelopes appended for clients since start. */
     /** Client sessions established since start (a reconnect adds one; a revocation of others adds none). Any thread. */
     public long sessionsEstablished() {
         return sessionsEstablished.get();
     }
 
+    /** Envelopes appended for clients since start. */
     public long appended() {
         return appended;
     }
@@ -252,6 +253,11 @@ public final class ClientGateway {
     /** APPEND_BATCH frames taken (their entries count in {@link #appended} as they are appended). */
     public long batchFrames() {
         return batchFrames;
+    }
+
+    /** Entries of the APPEND_BATCH frames taken (appended, answered as resends or refused): per frame, how well clients batch. */
+    public long batchEntries() {
+        return batchEntries;
     }
 
     /** APPEND_ACK frames sent since start (each acknowledges a run of appends: coalesced). */
@@ -583,6 +589,7 @@ public final class ClientGateway {
             return;
         }
         batchFrames++;
+        batchEntries += frame.count(); // once per frame, not per entry
         long clientTerm = frame.clientTerm();
         long epoch = frame.epoch();
         int sequence = frame.firstSequence();
