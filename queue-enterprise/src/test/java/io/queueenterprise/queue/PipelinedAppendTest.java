@@ -235,12 +235,19 @@ class PipelinedAppendTest {
             Counter counter = new Counter();
             byte[] message = new byte[40];
             pipeline(appender, node, acks, watch, counter, message, 30_000);
-            long before = threads.getThreadAllocatedBytes(thread);
-            pipeline(appender, node, acks, watch, counter, message, 300_000);
-            long allocated = threads.getThreadAllocatedBytes(thread) - before;
+            // Steady state is a window that allocates (almost) nothing; up to 5 windows are tried, since the JIT may
+            // still deoptimize a method in one of them and the JVM then re-allocates the objects the compiled code had
+            // kept in registers (JFR without TLABs showed Strings and byte[]s allocated at Chronicle call sites,
+            // 3-31 KB per window, in about one window of four here). An allocation per write shows in every window.
+            List<Long> windows = new ArrayList<>();
+            for (int w = 0; w < 5 && (windows.isEmpty() || windows.get(windows.size() - 1) >= 16_384); w++) {
+                long before = threads.getThreadAllocatedBytes(thread);
+                pipeline(appender, node, acks, watch, counter, message, 300_000);
+                windows.add(threads.getThreadAllocatedBytes(thread) - before);
+            }
             // as SteadyStateAllocationTest: one 16-byte object per 1,000 writes would show as 4.8 KB per 300,000;
             // Chronicle maps new chunks of the cycle file now and then (a few KB per million writes)
-            assertTrue(allocated < 16_384, "allocated " + allocated + " bytes for 300,000 pipelined writes");
+            assertTrue(windows.get(windows.size() - 1) < 16_384, "bytes allocated per 300,000 pipelined writes, by window: " + windows);
             assertTrue(counter.calls > 0);
         }
     }
