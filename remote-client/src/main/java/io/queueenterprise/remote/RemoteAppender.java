@@ -27,6 +27,8 @@ import java.nio.ByteBuffer;
 public final class RemoteAppender implements QueueAppender, AppendMachine.Settled {
     /** Appends that wait for a batch at most: the most one step offers. */
     static final int SEND_BATCH = AppendMachine.SENDS_PER_STEP;
+    /** The adaptive default's batching, on from {@link RemoteQueue#ADAPTIVE_IN_FLIGHT} appends in flight until none is. */
+    private boolean streamingAhead;
     private final RemoteQueue queue;
     private final ExcerptSealer sealer;
     private final AppendWindow window;
@@ -133,7 +135,8 @@ public final class RemoteAppender implements QueueAppender, AppendMachine.Settle
 
     /**
      * Steps the machine until the new append is offered (a few steps: from IDLE it first checks the connection),
-     * unless {@link RemoteQueue.Builder#sendBatching} lets it wait for the next ones: earlier appends are in flight,
+     * unless {@link RemoteQueue.Builder#sendBatching} (or its adaptive default, from 16 appends sent and not yet
+     * acknowledged until none is) lets it wait for the next ones: earlier appends are in flight,
      * fewer than {@link #SEND_BATCH} wait, and the machine was stepped less than the linger ago. Smart batching as in
      * the Disruptor: under load each step sends what accumulated since the last one, so the leader reads many appends
      * per datagram and per duty cycle instead of one (a step on the embedded driver is a send and a receive system call).
@@ -142,6 +145,18 @@ public final class RemoteAppender implements QueueAppender, AppendMachine.Settle
         AppendMachine m = queue.appendMachine();
         int unsent = window.size() - window.nextToSend();
         long linger = queue.sendBatchingNanos();
+        if (linger == RemoteQueue.SEND_BATCHING_ADAPTIVE) {
+            // The default: wait only while streaming ahead of the acknowledgements, where waiting costs the append little.
+            // On from 16 in flight, off only once none is: a coalesced ack that settles most of the window in one frame
+            // would otherwise send the next writes one datagram each until 16 are in flight again.
+            int inFlight = window.nextToSend();
+            if (inFlight >= RemoteQueue.ADAPTIVE_IN_FLIGHT) {
+                streamingAhead = true;
+            } else if (inFlight == 0) {
+                streamingAhead = false;
+            }
+            linger = streamingAhead ? RemoteQueue.ADAPTIVE_LINGER_NANOS : 0;
+        }
         if (linger > 0 && unsent < window.size() && unsent < SEND_BATCH && queue.nanoTime() - m.lastStepNanos() < linger) {
             return;
         }

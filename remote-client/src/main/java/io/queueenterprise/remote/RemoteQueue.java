@@ -210,7 +210,7 @@ public final class RemoteQueue implements AutoCloseable {
         this.cipherMode = b.cipherMode;
         this.ackTimeout = b.ackTimeout;
         this.backPressureTimeout = b.backPressureTimeout;
-        this.sendBatchingNanos = b.sendBatching.toNanos();
+        this.sendBatchingNanos = b.sendBatching == null ? SEND_BATCHING_ADAPTIVE : b.sendBatching.toNanos();
         this.connectTimeout = b.connectTimeout;
         this.clock = b.clock;
         this.idle = b.idle != null ? b.idle : new BackoffIdleStrategy(10, 20, 1_000, 100_000);
@@ -429,7 +429,22 @@ public final class RemoteQueue implements AutoCloseable {
         return ackTimeout.toNanos();
     }
 
-    /** How long a pipelined write may leave its append for a later call to send (0: never). */
+    /** {@link #sendBatchingNanos()} when the builder was given none: see {@link Builder#sendBatching}. */
+    static final long SEND_BATCHING_ADAPTIVE = -1;
+    /**
+     * The default's threshold: with this many appends sent and not yet acknowledged the client is streaming ahead of
+     * its acknowledgements, and writes may wait for each other until none is in flight. 16: with 64 a writer sent
+     * about 200 appends one datagram each at every start of a stream before batching began (a leader duty cycle each);
+     * a writer below capacity on a LAN keeps a few in flight (rate × round trip: 100 K/s × 50 µs is 5).
+     */
+    static final int ADAPTIVE_IN_FLIGHT = 16;
+    /** The default's linger past that threshold: 50 µs, where the sweep's plateau began (docs/performance.md). */
+    static final long ADAPTIVE_LINGER_NANOS = 50_000;
+
+    /**
+     * How long a pipelined write may leave its append for a later call to send (0: never), or
+     * {@link #SEND_BATCHING_ADAPTIVE}.
+     */
     long sendBatchingNanos() {
         return sendBatchingNanos;
     }
@@ -823,7 +838,9 @@ public final class RemoteQueue implements AutoCloseable {
         private Duration ackTimeout = Duration.ofSeconds(5);
         private Duration backPressureTimeout = Duration.ofSeconds(1);
         private Duration connectTimeout = Duration.ofSeconds(10);
-        private Duration sendBatching = Duration.ZERO;
+        /** Null: the adaptive default (see {@link #sendBatching}). */
+        private Duration sendBatching;
+        private boolean sendBatchingGiven;
         private int windowCount = DEFAULT_WINDOW_COUNT;
         private int windowBytes = DEFAULT_WINDOW_BYTES;
         private String replyHost;
@@ -909,7 +926,12 @@ public final class RemoteQueue implements AutoCloseable {
          * Lets {@link RemoteAppender#writeAsync} leave its append, while earlier ones are in flight, for a later call to
          * send together with the next ones (one datagram and one duty cycle of the leader for many appends instead of
          * one each), as long as the appender was driven less than {@code linger} ago and fewer than 64 appends wait.
-         * Default zero: every {@code writeAsync} sends its append before it returns. With the embedded media driver the
+         * Zero: every {@code writeAsync} sends its append before it returns (the lowest latency at any rate).
+         * <b>Default</b> (no call): adaptive, zero until 16 appends are sent and unacknowledged at once, then 50 µs
+         * until none is: a writer below capacity sends each append at once, and one streaming ahead of its
+         * acknowledgements (whose appends already queue behind others) sends in batches, which is what lets it reach the
+         * leader's capacity instead of costing the leader one duty cycle per append (docs/performance.md, "The adaptive
+         * default"). With the embedded media driver the
          * application's thread is the driver, so what waits is sent only by the appender's next {@code writeAsync},
          * {@code poll}, {@code flush}, blocking write or {@code close}: for a streaming writer that polls (it must, to
          * hear its outcomes), not for one that writes a burst and then goes quiet without polling. For throughput,
@@ -919,6 +941,7 @@ public final class RemoteQueue implements AutoCloseable {
          */
         public Builder sendBatching(Duration linger) {
             this.sendBatching = linger;
+            this.sendBatchingGiven = true;
             return this;
         }
 
@@ -1001,7 +1024,8 @@ public final class RemoteQueue implements AutoCloseable {
             positive(label, "ackTimeout", ackTimeout);
             positive(label, "backPressureTimeout", backPressureTimeout);
             positive(label, "connectTimeout", connectTimeout);
-            if (sendBatching == null || sendBatching.isNegative() || sendBatching.compareTo(Duration.ofSeconds(1)) > 0) {
+            if (sendBatchingGiven && (sendBatching == null || sendBatching.isNegative()
+                    || sendBatching.compareTo(Duration.ofSeconds(1)) > 0)) {
                 throw bad(label, "sendBatching: " + sendBatching + " is not in 0..1 s (zero: every write sent at once)");
             }
             if (windowCount < 1 || windowCount > MAX_WINDOW_COUNT) {

@@ -37,6 +37,8 @@ import java.util.function.LongSupplier;
  */
 final class FakeNodes implements ClientTransport {
     static final long TICK_NANOS = 1_000_000L;
+    /** How far each poll moves the clock ({@link #TICK_NANOS} unless a test needs finer time, e.g. under a linger). */
+    long tickNanos = TICK_NANOS;
     static final String REPLY_HOST = "127.0.0.1";
     static final int REPLY_PORT = 40999;
     private static final int SLOTS = 8192;
@@ -134,6 +136,8 @@ final class FakeNodes implements ClientTransport {
     private int recentNext;
     /** Acks wait (as for a quorum) until this is cleared; then the queued runs go out. */
     boolean holdAcks;
+    /** How many more appends the nodes acknowledge (the rest wait until it is raised): a node that acks part of a window. */
+    long acksLeft = Long.MAX_VALUE;
     /** Acknowledgement frames sent (each may acknowledge several appends). */
     long ackFrames;
     private final int[] slotLengths = new int[SLOTS];
@@ -211,7 +215,7 @@ final class FakeNodes implements ClientTransport {
 
     @Override
     public int poll(FrameHandler handler, int limit) {
-        nanos += TICK_NANOS;
+        nanos += tickNanos;
         flushAcks();
         int delivered = 0;
         while (queued > 0 && delivered < limit) {
@@ -433,28 +437,37 @@ final class FakeNodes implements ClientTransport {
         if (holdAcks) {
             return;
         }
-        for (int i = 0; i < acking.size(); i++) {
+        for (int i = acking.size() - 1; i >= 0; i--) {
             Session s = acking.get(i);
-            s.acking = false;
-            if (s.ackCount > 0) {
+            if (s.ackCount > 0 && acksLeft > 0) {
                 sendAcks(ackingNodes.get(i), s);
             }
+            if (s.ackCount == 0) { // else: acksLeft held some back
+                s.acking = false;
+                acking.remove(i);
+                ackingNodes.remove(i);
+            }
         }
-        acking.clear();
-        ackingNodes.clear();
     }
 
     private void sendAcks(Node node, Session s) {
         org.agrona.MutableDirectBuffer out = slot(node);
         if (out != null) {
+            int k = (int) Math.min(s.ackCount, acksLeft);
+            if (acksLeft != Long.MAX_VALUE) {
+                acksLeft -= k;
+            }
             ack.wrap(out, 0).begin(s.id, ++s.txSequence, s.ackEpoch, node.term);
-            for (int i = 0; i < s.ackCount; i++) {
+            for (int i = 0; i < k; i++) {
                 ack.index(s.ackIndexes[i]);
             }
-            int n = ack.end(s.ackHighest);
+            int n = ack.end(s.ackHighest - (s.ackCount - k));
             s.mac.sign(out, 0, n);
             send(n);
             ackFrames++;
+            System.arraycopy(s.ackIndexes, k, s.ackIndexes, 0, s.ackCount - k);
+            s.ackCount -= k;
+            return;
         }
         s.ackCount = 0;
     }

@@ -71,6 +71,9 @@ class PipelinedAppendTest extends FakeNodesFixture {
                 appender.writeAsync(bytes("m" + i), 0, 2, i);
             }
             assertEquals(200, appender.inFlight(), "the whole window in flight");
+            // the default's batching (from 64 in flight on) leaves at most the last 63 for the next step
+            assertTrue(nodes.arrivals.size() > 200 - RemoteAppender.SEND_BATCH, nodes.arrivals.size() + " sent");
+            appender.poll();
             assertEquals(200, nodes.arrivals.size(), "all sent before any ack");
             assertTrue(outcomes.correlations.isEmpty());
             nodes.holdAcks = false;
@@ -238,6 +241,67 @@ class PipelinedAppendTest extends FakeNodesFixture {
             a.answersLost = false;
             appender.flush();
             assertEquals(range(1000, 4), outcomes.indexes, "the window was resent and acknowledged");
+        }
+    }
+
+    @Test
+    void byDefaultEachWriteIsSentAtOnceUntil16AreUnacknowledgedThenWritesWaitUntilNoneIs() {
+        Outcomes outcomes = new Outcomes();
+        try (RemoteQueue queue = connect(); RemoteAppender appender = queue.createAppender(outcomes)) {
+            nodes.holdAcks = true; // the appends stay in flight, as a writer's do when it streams ahead of its acks
+            nodes.tickNanos = 100; // a step takes 0.1 µs, well inside the default's linger
+            int threshold = RemoteQueue.ADAPTIVE_IN_FLIGHT;
+            for (int i = 0; i < threshold; i++) {
+                appender.writeAsync(bytes("m" + i), 0, 2, i);
+                assertEquals(i + 1, nodes.arrivals.size(), "fewer than " + threshold + " in flight: sent at once");
+            }
+            for (int i = threshold; i < threshold + 10; i++) {
+                appender.writeAsync(bytes("m" + i), 0, 2, i);
+            }
+            assertEquals(threshold, nodes.arrivals.size(), threshold + " unacknowledged: the next ones wait for each other");
+            appender.poll();
+            assertEquals(threshold + 10, nodes.arrivals.size(), "one step sends what waited");
+            assertEquals(1, queue.appendMachine().batchFrames(), "in one APPEND_BATCH");
+            nodes.holdAcks = false;
+            nodes.acksLeft = threshold + 5; // the node acknowledges part of the window in one frame
+            appender.poll();
+            assertEquals(5, appender.inFlight(), "5 left in flight, under the threshold");
+            nodes.holdAcks = true;
+            appender.writeAsync(bytes("next"), 0, 4, threshold + 10);
+            assertEquals(threshold + 10, nodes.arrivals.size(), "still streaming (appends in flight): it waits");
+            appender.poll();
+            assertEquals(threshold + 11, nodes.arrivals.size());
+            nodes.acksLeft = Long.MAX_VALUE;
+            nodes.nanos += RemoteQueue.ADAPTIVE_LINGER_NANOS; // the linger, since the last step
+            appender.writeAsync(bytes("late"), 0, 4, threshold + 11);
+            assertEquals(threshold + 12, nodes.arrivals.size(), "a write past the linger is sent at once");
+            nodes.holdAcks = false;
+            appender.flush();
+            assertEquals(range(0, threshold + 12), outcomes.correlations, "settled in write order");
+            assertEquals(range(1000, threshold + 12), outcomes.indexes, "each at its index, once");
+            assertEquals(threshold + 12, nodes.arrivals.size(), "nothing resent");
+            // nothing in flight: no longer streaming, so a write goes at once
+            appender.writeAsync(bytes("after"), 0, 5, threshold + 12);
+            assertEquals(threshold + 13, nodes.arrivals.size(), "with the window drained a write is sent at once");
+        }
+    }
+
+    @Test
+    void sendBatchingZeroSendsEveryWriteAtOnceHoweverManyAreInFlight() {
+        Outcomes outcomes = new Outcomes();
+        try (RemoteQueue queue = RemoteQueue.builder(A, B).queue(QUEUE).clientCredential(credentialFile).keyRing(ring)
+                .transport(nodes).clock(nodes.clock).idleStrategy(org.agrona.concurrent.NoOpIdleStrategy.INSTANCE)
+                .sendBatching(java.time.Duration.ZERO).build();
+             RemoteAppender appender = queue.createAppender(outcomes)) {
+            nodes.holdAcks = true;
+            for (int i = 0; i < 3 * RemoteQueue.ADAPTIVE_IN_FLIGHT; i++) {
+                appender.writeAsync(bytes("m" + i), 0, 2, i);
+                assertEquals(i + 1, nodes.arrivals.size(), "sent before writeAsync returned");
+            }
+            assertEquals(0, queue.appendMachine().batchFrames(), "no batch: nothing ever waited");
+            nodes.holdAcks = false;
+            appender.flush();
+            assertEquals(range(0, 3 * RemoteQueue.ADAPTIVE_IN_FLIGHT), outcomes.correlations);
         }
     }
 

@@ -46,8 +46,9 @@ public final class RatiosCommand implements Callable<Integer> {
     boolean replicated;
 
     @Option(names = "--send-batching-us", description = "with --replicated: the remote clients' sendBatching linger in"
-            + " microseconds, 0 to 1000000 (0: each append sent as written; default ${DEFAULT-VALUE})", defaultValue = "100")
-    long sendBatchingMicros;
+            + " microseconds, 0 to 1000000 (0: each append sent as written), or 'default' for the client's own (adaptive);"
+            + " default ${DEFAULT-VALUE}", defaultValue = "100")
+    String sendBatching;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -61,8 +62,20 @@ public final class RatiosCommand implements Callable<Integer> {
         if (!replicated && spec.commandLine().getParseResult().hasMatchedOption("--send-batching-us")) {
             throw check.bad("--send-batching-us: only with --replicated (it sets the remote clients' linger)");
         }
-        if (sendBatchingMicros < 0 || sendBatchingMicros > 1_000_000) {
-            throw check.bad("--send-batching-us: " + sendBatchingMicros + " is not in 0..1000000 (microseconds; 0: no batching)");
+        java.time.Duration linger;
+        if ("default".equals(sendBatching)) {
+            linger = null;
+        } else {
+            long micros;
+            try {
+                micros = Long.parseLong(sendBatching);
+            } catch (NumberFormatException e) {
+                throw check.bad("--send-batching-us: '" + sendBatching + "' is neither a number of microseconds nor 'default'");
+            }
+            if (micros < 0 || micros > 1_000_000) {
+                throw check.bad("--send-batching-us: " + micros + " is not in 0..1000000 (microseconds; 0: no batching)");
+            }
+            linger = java.time.Duration.ofNanos(micros * 1000);
         }
         List<String> subjects = replicated ? PathRatios.REPLICATED_SUBJECTS : PathRatios.SUBJECTS;
         if (only != null && !subjects.contains(only)) {
@@ -72,7 +85,7 @@ public final class RatiosCommand implements Callable<Integer> {
         for (int size : sizes) {
             PathRatios.Result result = new PathRatios(size, slice, rounds, warmupRounds, seed).only(only)
                     .replicated(replicated)
-                    .remoteSendBatching(java.time.Duration.ofNanos(sendBatchingMicros * 1000)).run(System.err);
+                    .remoteSendBatching(linger).run(System.err);
             PathRatios.print(result, System.out);
         }
         RoundOptions.printLoadAfter();

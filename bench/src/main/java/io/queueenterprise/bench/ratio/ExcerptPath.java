@@ -314,8 +314,9 @@ abstract class ExcerptPath implements AutoCloseable {
         Remote(Path dir, int size, AckMode mode, java.time.Duration sendBatching) throws java.io.IOException {
             super(mode == AckMode.QUORUM ? "remote-append-quorum" : "remote-append-async",
                     "remote client (AES_128_CTR_POLY1305) writeAsync over Aeron UDP loopback to a replication leader"
-                            + " with a follower, " + mode + ", its window kept full, sends batched (linger "
-                            + sendBatching.toNanos() / 1000 + " µs); done when every append is acknowledged");
+                            + " with a follower, " + mode + ", its window kept full, sends batched ("
+                            + (sendBatching == null ? "the client's default: adaptive" : "linger " + sendBatching.toNanos() / 1000 + " µs")
+                            + "); done when every append is acknowledged");
             java.nio.file.Files.createDirectories(dir);
             cluster = RemoteAppendSubject.open(new SubjectConfig(Math.max(size, Long.BYTES), dir, 1024), mode);
             RemoteQueue opened = null;

@@ -117,7 +117,7 @@ public final class PathRatios {
     /** Run just this subject (for a profiler), or null for all. */
     private String only;
 
-    /** The remote subjects' {@code RemoteQueue.Builder.sendBatching} linger. */
+    /** The remote subjects' {@code RemoteQueue.Builder.sendBatching} linger; null: the client's default (adaptive). */
     private java.time.Duration remoteSendBatching = ExcerptPath.Remote.DEFAULT_SEND_BATCHING;
 
     public PathRatios remoteSendBatching(java.time.Duration linger) {

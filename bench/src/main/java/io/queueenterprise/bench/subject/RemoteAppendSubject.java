@@ -148,12 +148,13 @@ public final class RemoteAppendSubject implements Subject {
     }
 
     /**
-     * A remote client of this cluster, with the default window and {@code sendBatching} (zero: each write sent at once,
-     * the default): built on, and driven by, the calling thread.
+     * A remote client of this cluster, with the default window and {@code sendBatching} (null: the client's default,
+     * adaptive; zero: each write sent at once): built on, and driven by, the calling thread.
      */
     public RemoteQueue newClient(Duration sendBatching) {
-        return RemoteQueue.builder(clientAddresses()).queue(QUEUE).clientCredential(clientCredential).keyRing(ring)
-                .ackTimeout(ACK_TIMEOUT).sendBatching(sendBatching).build();
+        RemoteQueue.Builder builder = RemoteQueue.builder(clientAddresses()).queue(QUEUE).clientCredential(clientCredential)
+                .keyRing(ring).ackTimeout(ACK_TIMEOUT);
+        return (sendBatching == null ? builder : builder.sendBatching(sendBatching)).build();
     }
 
     /**
@@ -217,7 +218,7 @@ public final class RemoteAppendSubject implements Subject {
             return LibrarySubject.producerOf(leaderQueue, config);
         }
         // built on the producer thread: the client is driven by the thread that writes
-        RemoteQueue remote = newClient(Duration.ZERO); // latency at fixed rates: the client's default
+        RemoteQueue remote = newClient(null); // the client's default (adaptive send batching), as an application gets it
         // pipelined: writeAsync keeps up to the window in flight; the latency is read where the consumer reads
         io.queueenterprise.remote.RemoteAppender appender = remote.createAppender(new io.queueenterprise.remote.AppendListener() {
             @Override public void onAcknowledged(long correlation, long index) {

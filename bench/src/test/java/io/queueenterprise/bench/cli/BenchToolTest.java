@@ -62,6 +62,7 @@ class BenchToolTest {
             "ratios --replicated --send-batching-us -1 | --send-batching-us",
             "ratios --replicated --send-batching-us 1000001 | --send-batching-us",
             "ratios --send-batching-us 20 | --send-batching-us",
+            "ratios --replicated --send-batching-us fast | --send-batching-us",
             "follower-cost --sizes 0 | --sizes",
             "follower-cost --sizes 60001 | --sizes",
             "follower-cost --sizes abc | --sizes",
