@@ -2,7 +2,7 @@
 # Per-thread CPU per append of one replicated subject run alone (the tables of README.md):
 #   docs/perf-data/2026-12-07-remote-batching/thread-cpu.sh SUBJECT [SIZE] [SLICE] [SEND_BATCHING_US]
 # e.g. thread-cpu.sh remote-append-async 40 100000 20 ; thread-cpu.sh replicated-async 40 100000
-# Reads /proc/<pid>/task/*/stat (utime, stime) every 0.3 s while both nodes' duty threads exist and prints the
+# Reads /proc/<pid>/task/*/stat (utime, stime, minflt) every 0.3 s while both nodes' duty threads exist and prints the
 # last such sample divided by the appends the run made (warm-up rounds included): CPU ns per append per thread.
 set -euo pipefail
 subject=$1; size=${2:-40}; slice=${3:-100000}; batching=${4:-20}; rounds=40; warmup=5
@@ -19,7 +19,7 @@ for _ in $(seq 600); do jvm=$(pgrep -P $qe java || true); [[ -n "$jvm" ]] && bre
 hz=$(getconf CLK_TCK)
 while kill -0 "$jvm" 2>/dev/null; do
   snap=$(for t in /proc/$jvm/task/*; do n=$(cat "$t/comm" 2>/dev/null || true); s=($(sed 's/^.*) //' "$t/stat" 2>/dev/null || true))
-         [[ -n "$n" && ${#s[@]} -gt 12 ]] && echo "$n|${s[11]}|${s[12]}"; done; true)  # a thread may end mid-read
+         [[ -n "$n" && ${#s[@]} -gt 12 ]] && echo "$n|${s[11]}|${s[12]}|${s[7]}"; done; true)  # a thread may end mid-read
   [[ $(grep -c '^qe-replication' <<<"$snap") -ge 2 ]] && echo "$snap" > "$out/last"
   sleep 0.3
 done
@@ -31,9 +31,10 @@ path, n, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rows = [l.rstrip('\n').split('|') for l in open(path)]
 ns = lambda ticks: int(ticks) * 1e9 / hz / n
 total = 0
-for name, u, s in sorted(rows, key=lambda r: -(int(r[1]) + int(r[2]))):
+for name, u, s, faults in sorted(rows, key=lambda r: -(int(r[1]) + int(r[2]))):
     t = ns(u) + ns(s); total += t
     if t >= 30:
-        print("  %-16s %6.0f ns per append (user %5.0f, kernel %5.0f)" % (name, t, ns(u), ns(s)))
+        print("  %-16s %6.0f ns per append (user %5.0f, kernel %5.0f), %5.1f minor faults per 1,000 appends"
+              % (name, t, ns(u), ns(s), int(faults) * 1000 / n))
 print("  all threads %6.0f ns per append" % total)
 P
