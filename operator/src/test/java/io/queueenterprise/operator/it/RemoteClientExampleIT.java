@@ -214,6 +214,18 @@ class RemoteClientExampleIT {
         Pod produced = waitForPodToFinish(producerName);
         String producerLog = client.pods().inNamespace(namespace).withName(producerName).getLog();
         System.err.println("[RemoteClientExampleIT] producer:\n" + tail(producerLog, 6));
+        if (!"Succeeded".equals(produced.getStatus().getPhase())) {
+            // the replicas' side of it (the namespace and its logs go with the test): roles, terms, quarantines
+            for (int r = 0; r < 3; r++) {
+                String replica = CLUSTER + "-" + r;
+                try {
+                    System.err.println("[RemoteClientExampleIT] " + replica + " (" + (replica.equals(leader) ? "the killed leader, restarted" : "a follower then")
+                        + "):\n" + tail(client.pods().inNamespace(namespace).withName(replica).getLog(), 80));
+                } catch (RuntimeException e) {
+                    System.err.println("[RemoteClientExampleIT] " + replica + ": no log (" + e.getMessage() + ")");
+                }
+            }
+        }
         assertEquals("Succeeded", produced.getStatus().getPhase(), "the producer: " + producerLog);
         List<String[]> orders = acked(producerLog);
         assertEquals(ORDERS, orders.size(), "every order acknowledged: " + producerLog);
