@@ -91,12 +91,25 @@ class ReplicationTest {
             assertThrows(StaleTermException.class, () -> leader.promote(3));
             assertThrows(StaleTermException.class, () -> follower.follow("replica-0", 2));
             assertThrows(IllegalArgumentException.class, () -> follower.follow("replica-9", 4));
+            assertThrows(StaleTermException.class, () -> follower.promote(3), "a follower at T is not promoted at T");
+            // the operator fences every answering replica at T before it chooses whom to promote at T (operator.md)
+            follower.fence(4);
+            leader.fence(4);
+            follower.promote(4);
+            assertEquals(NodeStatus.Role.LEADER, follower.status().role());
+            assertEquals(4, follower.status().term());
+            leader.follow("replica-1", 4);
+            assertThrows(StaleTermException.class, () -> leader.promote(4), "T has its leader: a node following it is not promoted at T");
+            assertThrows(StaleTermException.class, () -> follower.promote(4), "nor is T's leader promoted at T again");
+            follower.fence(5);
+            follower.promote(6); // back to leading at a new term, for the restart below
+            leader.follow("replica-1", 6);
         }
         // the persisted term survives a restart
         try (ReplicationNode again = ReplicationNode.start(cluster.config(0))) {
-            assertEquals(3, again.status().term());
-            assertEquals(NodeStatus.Role.LEADER, again.status().role());
-            assertThrows(StaleTermException.class, () -> again.promote(3));
+            assertEquals(6, again.status().term());
+            assertEquals(NodeStatus.Role.FOLLOWER, again.status().role());
+            assertThrows(StaleTermException.class, () -> again.promote(6));
         }
     }
 

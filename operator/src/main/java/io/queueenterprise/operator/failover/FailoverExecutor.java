@@ -1,12 +1,14 @@
 package io.queueenterprise.operator.failover;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Carries out a {@link Plan} through the nodes' admin endpoints, in the order that keeps it safe: record the term,
- * fence the former leader, promote, re-point the others. A step that fails leaves a state the next reconcile's plan
+ * fence every replica that answers (the former leader first), promote the most advanced of them by their fence
+ * answers, re-point the others. A step that fails leaves a state the next reconcile's plan
  * resumes from (a failed promote is retried at a higher term; a replica not re-pointed is re-pointed later).
  */
 public final class FailoverExecutor {
@@ -20,7 +22,7 @@ public final class FailoverExecutor {
         }
     }
 
-    public static Outcome execute(Plan plan, Map<String, AdminClient> nodes, ElectionRecorder recorder) {
+    public static Outcome execute(Plan plan, List<String> queues, Map<String, AdminClient> nodes, ElectionRecorder recorder) {
         if (plan instanceof Plan.Steady steady) {
             // status may not name it yet (an operator restarted between promote and recording the leader)
             recorder.recordLeader(steady.leader(), steady.term());
@@ -35,38 +37,56 @@ public final class FailoverExecutor {
             recorder.recordLeader(repoint.leader(), repoint.term());
             return new Outcome(repoint.leader(), repoint.term(), true, problems);
         }
-        return elect((Plan.Elect) plan, nodes, recorder);
+        return elect((Plan.Elect) plan, queues, nodes, recorder);
     }
 
-    private static Outcome elect(Plan.Elect plan, Map<String, AdminClient> nodes, ElectionRecorder recorder) {
+    private static Outcome elect(Plan.Elect plan, List<String> queues, Map<String, AdminClient> nodes,
+                                 ElectionRecorder recorder) {
         List<String> problems = new ArrayList<>();
         // 1. the term is ours before any node hears of it; throws (and nothing else happens) if it cannot be recorded
         recorder.recordTerm(plan);
-        // 2. the former leader stops accepting appends at once, if it can still hear us; if not, the new term fences it:
-        //    every replica refuses its older term from now on
-        if (plan.formerLeader() != null && !plan.formerLeader().equals(plan.candidate()) && nodes.containsKey(plan.formerLeader())) {
+        // 2. every replica that answers is fenced at the new term, the former leader first: a fenced node follows no
+        //    one, so a former leader that still runs (a pod being deleted, a leader we cannot reach but its followers
+        //    can) gathers no majority from here on. The plan's indexes were read before this: meanwhile such a leader
+        //    could have had an excerpt quorum-acknowledged by a follower other than the plan's candidate. Each fence
+        //    answers with the node's final durable indexes, and the choice is made again from those.
+        List<String> replicas = new ArrayList<>();
+        if (plan.formerLeader() != null) {
+            replicas.add(plan.formerLeader());
+        }
+        replicas.add(plan.candidate());
+        replicas.addAll(plan.followers());
+        replicas = replicas.stream().distinct().toList();
+        Map<String, NodeStatusView> fenced = new LinkedHashMap<>();
+        for (String replica : replicas) {
+            AdminClient node = nodes.get(replica);
+            if (node == null) {
+                continue; // not reachable: the new term fences it when it answers again (it is re-pointed then)
+            }
             try {
-                nodes.get(plan.formerLeader()).fence(plan.term());
+                fenced.put(replica, node.fence(plan.term()));
             } catch (AdminException e) {
                 problems.add("fence " + e.getMessage());
             }
         }
-        // 3. promote
-        AdminClient candidate = nodes.get(plan.candidate());
-        if (candidate == null) {
-            problems.add("promote " + plan.candidate() + ": no admin endpoint address");
+        int majority = replicas.size() / 2 + 1;
+        if (fenced.size() < majority) {
+            problems.add("elect at term " + plan.term() + ": " + fenced.size() + " of " + replicas.size()
+                + " replicas fenced, a majority (" + majority + ") is needed to choose from their final indexes");
             return new Outcome(null, plan.term(), false, problems);
         }
+        // 3. promote the most advanced of the fenced (the plan's candidate unless another now holds more)
+        String chosen = FailoverPlanner.mostAdvanced(fenced, queues, plan.candidate());
         try {
-            candidate.promote(plan.term());
+            nodes.get(chosen).promote(plan.term());
         } catch (AdminException e) {
             problems.add("promote " + e.getMessage());
             return new Outcome(null, plan.term(), false, problems);
         }
         // 4. the others follow; an unreachable one is re-pointed when it answers again
-        follow(plan.followers(), plan.candidate(), plan.term(), nodes, problems);
-        recorder.recordLeader(plan.candidate(), plan.term());
-        return new Outcome(plan.candidate(), plan.term(), true, problems);
+        follow(replicas.stream().filter(r -> !r.equals(chosen)).toList(), chosen, plan.term(), nodes, problems);
+        recorder.recordLeader(chosen, plan.term());
+        return new Outcome(chosen, plan.term(), true, problems);
     }
 
     /**

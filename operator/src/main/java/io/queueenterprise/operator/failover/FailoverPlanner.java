@@ -89,6 +89,27 @@ public final class FailoverPlanner {
             why + "; " + candidate.replica() + " holds the highest durable index among " + voters.size() + " answering replicas");
     }
 
+    /**
+     * Of replicas whose final statuses are known ({@code statuses}, e.g. their fence answers), the one with the highest
+     * durable index of every queue in order; ties go to {@code preferred}, then to the first in {@code statuses}' order.
+     * Never one with a CORRUPTED or BEHIND_RETENTION queue; if every one has such a queue now, {@code preferred}.
+     */
+    static String mostAdvanced(Map<String, NodeStatusView> statuses, List<String> queues, String preferred) {
+        List<String> names = new ArrayList<>(statuses.keySet());
+        List<String> fit = names.stream().filter(r -> statuses.get(r).queues().stream()
+            .noneMatch(q -> UNFIT_STATES.contains(q.state()))).toList();
+        if (fit.isEmpty()) {
+            return preferred;
+        }
+        List<String> from = fit;
+        Comparator<String> order = Comparator.comparingInt(r -> 0);
+        for (String queue : queues) {
+            order = order.thenComparing(r -> statuses.get(r).durableIndex(queue), Comparator.reverseOrder());
+        }
+        order = order.thenComparing(r -> !r.equals(preferred)).thenComparingInt(names::indexOf);
+        return from.stream().sorted(order).findFirst().orElseThrow();
+    }
+
     private static String leaderLost(String leader, long term, ReplicaObservation observation) {
         if (observation instanceof ReplicaObservation.Reachable answer) {
             return "leader " + leader + " no longer leads at term " + term + " (reports " + answer.status().role()

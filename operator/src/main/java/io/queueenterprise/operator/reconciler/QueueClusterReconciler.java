@@ -174,7 +174,7 @@ public class QueueClusterReconciler implements Reconciler<QueueCluster> {
         if (plan instanceof Plan.Elect elect) {
             LOG.info("{}/{}: electing {} at term {}: {}", names.namespace(), names.cluster(), elect.candidate(), elect.term(), elect.why());
         }
-        FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, clients,
+        FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, StatusModel.queues(cluster), clients,
             new StatusElectionRecorder(context.getClient(), cluster, metrics, started, false));
         RollingUpdatePlanner.Step rolling = new RollingUpdatePlanner.UpToDate();
         if (plan instanceof Plan.Steady steady) {

@@ -23,7 +23,7 @@ import com.sun.net.httpserver.HttpServer;
 /**
  * A STAND-IN for the queue node's admin endpoint (the node is built elsewhere and not on main yet): a JDK HttpServer
  * on loopback speaking API v1 as docs/node-contract.md documents it — bearer token, status, promote/follow/fence
- * with the term rules (promote needs a higher term; follow at least as high, equal only with the same leader;
+ * with the term rules (promote needs a higher term, or the one it was fenced at; follow at least as high, equal only with the same leader;
  * fence records the term), 401, 409 STALE_TERM, 400 UNKNOWN_PEER, 400 BAD_REQUEST. It holds no queue; durable
  * indexes are set by the test. Every accepted state change is appended to a journal shared with the test.
  */
@@ -114,7 +114,8 @@ final class StandInNode implements AutoCloseable {
                 long requested = body.get("term").asLong();
                 switch (path) {
                     case "/v1/promote" -> {
-                        if (requested <= term) {
+                        // as the node: a higher term, or the term it was fenced at (the operator fences before it promotes)
+                        if (requested < term || (requested == term && !("FENCED".equals(role) && leader == null))) {
                             reply(exchange, 409, error("STALE_TERM", "promote at " + requested + " but term " + term + " was seen"));
                             return;
                         }

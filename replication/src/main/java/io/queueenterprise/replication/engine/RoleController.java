@@ -127,7 +127,10 @@ final class RoleController {
 
     /** See {@link io.queueenterprise.replication.NodeControl#promote}. */
     void promote(long newTerm) {
-        if (newTerm <= term) {
+        // A node the operator fenced at T (every answering replica is, before it chooses whom to promote at T) may
+        // lead T: fencing leads nothing, and the operator promotes one node per term. Any other node needs a higher term.
+        boolean fencedForThisTerm = newTerm == term && role == NodeStatus.Role.FENCED && leader < 0;
+        if (newTerm < term || (newTerm == term && !fencedForThisTerm)) {
             throw new StaleTermException("promote", newTerm, term);
         }
         stateFile.write(new NodeStateFile.State(newTerm, NodeStatus.Role.LEADER, settings.nodeId()));

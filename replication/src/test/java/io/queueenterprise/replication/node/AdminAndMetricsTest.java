@@ -114,6 +114,15 @@ class AdminAndMetricsTest {
         NodeStatus fenced = admin.fence(7);
         assertEquals(NodeStatus.Role.FENCED, fenced.role());
         assertEquals("STALE_TERM", assertThrows(AdminClientException.class, () -> admin.fence(6)).errorCode());
+        // the operator fences every answering replica at T before it chooses whom to promote at T
+        NodeStatus chosen = admin.promote(7);
+        assertEquals(NodeStatus.Role.LEADER, chosen.role());
+        assertEquals(7, chosen.term());
+        assertEquals("STALE_TERM", assertThrows(AdminClientException.class, () -> admin.promote(7)).errorCode(),
+                "only a node fenced at T, leading nothing, may be promoted at T");
+        admin.follow("replica-1", 8);
+        assertEquals("STALE_TERM", assertThrows(AdminClientException.class, () -> admin.promote(8)).errorCode(),
+                "a follower at T is not promoted at T");
     }
 
     @Test

@@ -56,7 +56,8 @@ public final class FakeNodeControl implements NodeControl {
 
     @Override
     public synchronized void promote(long term) {
-        if (term <= this.term) {
+        // as the node (RoleController): a higher term, or the term it was fenced at
+        if (term < this.term || (term == this.term && !(role == NodeStatus.Role.FENCED && leader == null))) {
             throw new StaleTermException("promote", term, this.term);
         }
         this.term = term;
