@@ -71,17 +71,12 @@ public final class FailoverPlanner {
             return new Plan.NoQuorum(voters.size(), needed, why + "; " + voters.size() + " of " + replicas.size()
                 + " replicas answered, a majority (" + needed + ") is needed to choose a new leader safely");
         }
-        List<ReplicaObservation.Reachable> fit = voters.stream()
-            .filter(r -> r.status().queues().stream().noneMatch(q -> UNFIT_STATES.contains(q.state()))).toList();
+        List<ReplicaObservation.Reachable> fit = voters.stream().filter(r -> fit(r.status())).toList();
         if (fit.isEmpty()) {
             return new Plan.NoQuorum(0, 1, why + "; every answering replica has a queue CORRUPTED or BEHIND_RETENTION");
         }
-        Comparator<ReplicaObservation.Reachable> mostAdvanced = Comparator.comparingInt(r -> 0);
-        for (String queue : queues) {
-            mostAdvanced = mostAdvanced.thenComparing(r -> r.status().durableIndex(queue), Comparator.reverseOrder());
-        }
-        mostAdvanced = mostAdvanced.thenComparingInt(r -> replicas.indexOf(r.replica()));
-        ReplicaObservation.Reachable candidate = fit.stream().sorted(mostAdvanced).findFirst().orElseThrow();
+        ReplicaObservation.Reachable candidate = fit.stream().min(Comparator.comparing(ReplicaObservation.Reachable::status,
+            byDurableIndexes(queues)).thenComparingInt(r -> replicas.indexOf(r.replica()))).orElseThrow();
         boolean dominates = voters.stream().allMatch(other -> queues.stream()
             .allMatch(queue -> candidate.status().durableIndex(queue) >= other.status().durableIndex(queue)));
         List<String> followers = replicas.stream().filter(r -> !r.equals(candidate.replica())).toList();
@@ -96,18 +91,24 @@ public final class FailoverPlanner {
      */
     static String mostAdvanced(Map<String, NodeStatusView> statuses, List<String> queues, String preferred) {
         List<String> names = new ArrayList<>(statuses.keySet());
-        List<String> fit = names.stream().filter(r -> statuses.get(r).queues().stream()
-            .noneMatch(q -> UNFIT_STATES.contains(q.state()))).toList();
-        if (fit.isEmpty()) {
-            return preferred;
-        }
-        List<String> from = fit;
-        Comparator<String> order = Comparator.comparingInt(r -> 0);
+        return names.stream().filter(r -> fit(statuses.get(r)))
+            .min(Comparator.comparing(statuses::get, byDurableIndexes(queues))
+                .thenComparing(r -> !r.equals(preferred)).thenComparingInt(names::indexOf))
+            .orElse(preferred);
+    }
+
+    /** Higher durable index first, queue by queue in configuration order. */
+    private static Comparator<NodeStatusView> byDurableIndexes(List<String> queues) {
+        Comparator<NodeStatusView> order = Comparator.comparingInt(status -> 0);
         for (String queue : queues) {
-            order = order.thenComparing(r -> statuses.get(r).durableIndex(queue), Comparator.reverseOrder());
+            order = order.thenComparing(status -> status.durableIndex(queue), Comparator.reverseOrder());
         }
-        order = order.thenComparing(r -> !r.equals(preferred)).thenComparingInt(names::indexOf);
-        return from.stream().sorted(order).findFirst().orElseThrow();
+        return order;
+    }
+
+    /** A replica may lead: none of its queues is CORRUPTED or BEHIND_RETENTION. */
+    private static boolean fit(NodeStatusView status) {
+        return status.queues().stream().noneMatch(q -> UNFIT_STATES.contains(q.state()));
     }
 
     private static String leaderLost(String leader, long term, ReplicaObservation observation) {

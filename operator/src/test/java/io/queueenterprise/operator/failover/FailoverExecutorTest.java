@@ -127,24 +127,33 @@ class FailoverExecutorTest {
             "follow q-2 4", "status leader q-1 4"), journal);
     }
 
-    /**
-     * The known gap this order closes (docs/operator.md): the plan chose q-1 from indexes read while the former
-     * leader still ran; it then had excerpt 21 quorum-acknowledged through q-2 alone. Electing q-1 would lose it (q-2's
-     * copy quarantined when it follows). The fences' answers show it, and q-2 is promoted instead.
-     */
-    @Test
-    void aFollowerThatReceivedMoreAfterThePlanWasMadeIsElectedFromItsFenceAnswer() {
+    /** Term 1 led by q-0 with q-1 and q-2 following, all at index 20; q-0's pod is gone: the plan (q-1 at term 2). */
+    private Plan planWithTheLeaderLostAtAnEvenIndex() {
         nodes.get("q-0").state("LEADER", 1, "q-0").durable("orders", 20);
         nodes.get("q-1").state("FOLLOWER", 1, "q-0").durable("orders", 20);
         nodes.get("q-2").state("FOLLOWER", 1, "q-0").durable("orders", 20);
         recordedTerm = 1;
         recordedLeader = "q-0";
-        Plan plan = FailoverPlanner.plan(REPLICAS, QUEUES, recordedTerm, recordedLeader, observe(Set.of("q-0")));
-        assertEquals("q-1", ((Plan.Elect) plan).candidate(), "a tie when observed: the lower ordinal");
-        nodes.get("q-2").durable("orders", 21); // the former leader, still running, replicated 21 to q-2 and acknowledged it
+        return FailoverPlanner.plan(REPLICAS, QUEUES, recordedTerm, recordedLeader, observe(Set.of("q-0")));
+    }
+
+    private FailoverExecutor.Outcome executeWithoutQ0(Plan plan) {
         Map<String, AdminClient> reachable = new LinkedHashMap<>(clients);
         reachable.remove("q-0");
-        FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, QUEUES, reachable, recorder);
+        return FailoverExecutor.execute(plan, QUEUES, reachable, recorder);
+    }
+
+    /**
+     * What fencing first closes (docs/operator.md, "Why every replica is fenced before the choice"): the plan chose q-1 from indexes read while the former
+     * leader still ran; it then had excerpt 21 quorum-acknowledged through q-2 alone. Electing q-1 would lose it (q-2's
+     * copy quarantined when it follows). The fences' answers show it, and q-2 is promoted instead.
+     */
+    @Test
+    void aFollowerThatReceivedMoreAfterThePlanWasMadeIsElectedFromItsFenceAnswer() {
+        Plan plan = planWithTheLeaderLostAtAnEvenIndex();
+        assertEquals("q-1", ((Plan.Elect) plan).candidate(), "a tie when observed: the lower ordinal");
+        nodes.get("q-2").durable("orders", 21); // the former leader, still running, replicated 21 to q-2 and acknowledged it
+        FailoverExecutor.Outcome outcome = executeWithoutQ0(plan);
         assertEquals("q-2", outcome.leader(), "the replica holding the quorum-acknowledged excerpt");
         assertEquals(List.of("status term 2", "fence q-1 2", "fence q-2 2", "promote q-2 2", "follow q-1 2", "status leader q-2 2"),
             journal, "fenced before the choice, so nothing more arrives after it");
@@ -154,16 +163,9 @@ class FailoverExecutorTest {
 
     @Test
     void withoutAMajorityFencedNothingIsPromoted() {
-        nodes.get("q-0").state("LEADER", 1, "q-0").durable("orders", 20);
-        nodes.get("q-1").state("FOLLOWER", 1, "q-0").durable("orders", 20);
-        nodes.get("q-2").state("FOLLOWER", 1, "q-0").durable("orders", 20);
-        recordedTerm = 1;
-        recordedLeader = "q-0";
-        Plan plan = FailoverPlanner.plan(REPLICAS, QUEUES, recordedTerm, recordedLeader, observe(Set.of("q-0")));
+        Plan plan = planWithTheLeaderLostAtAnEvenIndex();
         nodes.get("q-2").close(); // answered the planner's status, gone by the fence
-        Map<String, AdminClient> reachable = new LinkedHashMap<>(clients);
-        reachable.remove("q-0");
-        FailoverExecutor.Outcome outcome = FailoverExecutor.execute(plan, QUEUES, reachable, recorder);
+        FailoverExecutor.Outcome outcome = executeWithoutQ0(plan);
         assertFalse(outcome.leaderInPlace());
         assertTrue(outcome.problems().stream().anyMatch(p -> p.contains("1 of 3 replicas fenced")), outcome.problems().toString());
         assertFalse(journal.stream().anyMatch(line -> line.startsWith("promote")), "nothing promoted: " + journal);
@@ -199,8 +201,6 @@ class FailoverExecutorTest {
         assertEquals(List.of("status term 2", "status term 3", "fence q-1 3", "fence q-2 3", "promote q-1 3", "follow q-2 3",
             "status leader q-1 3"), journal);
 
-        // an operator that died after the fences and before the promote: its successor finds them FENCED at 3 and
-        // goes above (tested below through the planner: a fenced replica's term counts)
         // a third operator, restarted after the promote but before status named the leader, adopts q-1 at 3
         journal.clear();
         recordedLeader = "q-0";
